@@ -1,0 +1,37 @@
+"""Response bodies of the contract (CONTRACT 2): success, general error, validation error."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+VALIDATION_ERROR_NAME = "ZodError"  # kept for wire compatibility (CONTRACT 2)
+
+
+def utc_timestamp(moment: datetime | None = None) -> str:
+    """ISO 8601 UTC with milliseconds and `Z`, e.g. 2026-11-21T12:00:00.000Z."""
+    moment = (moment or datetime.now(UTC)).astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def new_request_id() -> str:
+    return str(uuid.uuid4())
+
+
+def success_body(data: dict[str, Any], request_id: str, credits_cost: int) -> dict[str, Any]:
+    return {
+        "success": True,
+        "data": data,
+        "requestId": request_id,
+        "timestamp": utc_timestamp(),
+        "creditsCost": credits_cost,
+    }
+
+
+def error_body(code: str, message: str, request_id: str) -> dict[str, Any]:
+    return {"success": False, "error": {"code": code, "message": message, "requestId": request_id}}
+
+
+def validation_error_body(issues: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"success": False, "error": {"name": VALIDATION_ERROR_NAME, "issues": issues}}

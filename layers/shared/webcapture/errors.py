@@ -1,0 +1,96 @@
+"""The error catalogue (CONTRACT 6): every failure a caller can see, with its status and code.
+
+Core code raises these; the API layer turns them into the general error envelope. Anything else that
+escapes becomes a 500 INTERNAL_SERVER_ERROR with no detail.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ApiError(Exception):
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "INTERNAL_SERVER_ERROR"
+    default_message: ClassVar[str] = "Internal server error"
+    # Whether a metered operation that fails with this error gets its credits back (CONTRACT 3).
+    refundable: ClassVar[bool] = True
+
+    def __init__(self, message: str | None = None, *, headers: dict[str, str] | None = None) -> None:
+        self.message = message or self.default_message
+        self.headers = headers or {}
+        super().__init__(self.message)
+
+
+class Unauthorized(ApiError):
+    status, code = 401, "UNAUTHORIZED"
+    default_message = "Authentication required"
+
+
+class InvalidJson(ApiError):
+    status, code = 400, "INVALID_JSON"
+    default_message = "Request body is not valid JSON"
+
+
+class UrlNotAllowed(ApiError):
+    status, code = 400, "URL_NOT_ALLOWED"
+    default_message = "The target URL is not allowed by the egress policy"
+
+
+class NotFound(ApiError):
+    status, code = 404, "NOT_FOUND"
+    default_message = "Route not found"
+
+
+class MethodNotAllowed(ApiError):
+    status, code = 405, "METHOD_NOT_ALLOWED"
+    default_message = "Method not allowed"
+
+
+class PayloadTooLarge(ApiError):
+    status, code = 413, "PAYLOAD_TOO_LARGE"
+    default_message = "Request body exceeds 100 KB"
+
+
+class UsageExceeded(ApiError):
+    status, code = 429, "USAGE_EXCEEDED"
+    default_message = "Out of credits for this API key"
+
+
+class NavigationFailed(ApiError):
+    status, code = 502, "NAVIGATION_FAILED"
+    default_message = "The page could not be loaded"
+
+
+class NavigationTimeout(ApiError):
+    status, code = 504, "NAVIGATION_TIMEOUT"
+    default_message = "The page did not load within the time budget"
+
+
+class AiProviderError(ApiError):
+    status, code = 502, "AI_PROVIDER_ERROR"
+    default_message = "The AI provider failed"
+
+
+class AiProviderTimeout(ApiError):
+    status, code = 504, "AI_PROVIDER_TIMEOUT"
+    default_message = "The AI provider did not answer in time"
+
+
+class AiNotConfigured(ApiError):
+    status, code = 503, "AI_NOT_CONFIGURED"
+    default_message = "No AI provider is configured: set OPENAI_API_KEY (or OPENAI_API_KEY_SECRET) and optionally OPENAI_BASE_URL"
+
+
+class InternalError(ApiError):
+    pass
+
+
+class RequestValidationError(Exception):
+    """A 422: carries Zod-style issues (CONTRACT 5). Not an ApiError: its envelope differs."""
+
+    status = 422
+
+    def __init__(self, issues: list[dict[str, Any]]) -> None:
+        self.issues = issues
+        super().__init__(f"{len(issues)} validation issue(s)")

@@ -1,0 +1,144 @@
+"""Request bodies in, models out; pydantic's errors rewritten as Zod-style issues (CONTRACT 5)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar, get_args
+
+from pydantic import BaseModel, ValidationError
+
+from webcapture.errors import InvalidJson, PayloadTooLarge, RequestValidationError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+# pydantic's type-error kinds and the type Zod would name as expected.
+_EXPECTED_BY_ERROR = {
+    "string_type": "string",
+    "int_type": "integer",
+    "float_type": "number",
+    "bool_type": "boolean",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "dict_type": "object",
+    "list_type": "array",
+}
+
+
+def received_type(value: Any, *, expected: str | None = None) -> str:
+    """The type name Zod reports for a JSON value (`float` only where an integer was expected)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "number"
+    if isinstance(value, float):
+        return "float" if expected == "integer" else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _number_or_string(value: Any) -> str:
+    return "string" if isinstance(value, str) else "number"
+
+
+def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
+    kind: str = error["type"]
+    path: list[str | int] = list(error["loc"])
+    ctx: dict[str, Any] = error.get("ctx") or {}
+    value = error.get("input")
+
+    if kind == "missing":
+        return {"code": "invalid_type", "expected": _expected_for_missing(model, path), "received": "undefined",
+                "path": path, "message": "Required"}
+    if kind in _EXPECTED_BY_ERROR:
+        expected = _EXPECTED_BY_ERROR[kind]
+        received = received_type(value, expected=expected)
+        return {"code": "invalid_type", "expected": expected, "received": received, "path": path,
+                "message": f"Expected {expected}, received {received}"}
+    if kind in ("greater_than_equal", "less_than_equal"):
+        bound_key, bound = ("minimum", ctx["ge"]) if kind == "greater_than_equal" else ("maximum", ctx["le"])
+        code = "too_small" if bound_key == "minimum" else "too_big"
+        relation = "greater than or equal to" if code == "too_small" else "less than or equal to"
+        return {"code": code, bound_key: bound, "inclusive": True, "type": "number", "path": path,
+                "message": f"Number must be {relation} {bound}"}
+    if kind in ("string_too_short", "string_too_long"):
+        short = kind == "string_too_short"
+        bound = ctx["min_length"] if short else ctx["max_length"]
+        return {"code": "too_small" if short else "too_big", ("minimum" if short else "maximum"): bound,
+                "inclusive": True, "type": "string", "path": path,
+                "message": f"String must contain {'at least' if short else 'at most'} {bound} character(s)"}
+    if kind == "literal_error":
+        options = _literal_options(ctx.get("expected", ""))
+        if not isinstance(value, str):
+            received = received_type(value)
+            return {"code": "invalid_type", "expected": " | ".join(f"'{o}'" for o in options),
+                    "received": received, "path": path, "message": f"Expected string, received {received}"}
+        return {"code": "invalid_enum_value", "options": options, "received": value, "path": path,
+                "message": "Invalid enum value. Expected "
+                + " | ".join(f"'{o}'" for o in options) + f", received '{value}'"}
+    if kind == "invalid_url":
+        return {"code": "invalid_string", "validation": "url", "path": path, "message": "Invalid url"}
+    if kind == "custom":
+        if "field" in ctx:
+            path.append(ctx["field"])
+        return {"code": "custom", "path": path, "message": error["msg"]}
+    return {"code": "custom", "path": path, "message": error["msg"]}
+
+
+def _expected_for_missing(model: type[BaseModel], path: list[str | int]) -> str:
+    """The JSON type of the field at `path`, which pydantic does not report for a missing value."""
+    annotation: Any = model
+    for part in path:
+        annotation = next((a for a in get_args(annotation) if hasattr(a, "model_fields")), annotation)
+        fields = getattr(annotation, "model_fields", None)
+        if not fields or part not in fields:
+            return "string"
+        annotation = fields[part].annotation
+    for candidate in get_args(annotation) or (annotation,):
+        if candidate is bool:
+            return "boolean"
+        if candidate in (int, float):
+            return "number"
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return "object"
+    return "string"
+
+
+def _literal_options(expected: str) -> list[str]:
+    # pydantic renders Literal options as "'png', 'jpeg' or 'webp'"
+    return [part.strip().strip("'") for part in expected.replace(" or ", ", ").split(",") if part.strip()]
+
+
+def issues_from(error: ValidationError, model: type[BaseModel]) -> list[dict[str, Any]]:
+    return [_issue_from(e, model) for e in error.errors(include_url=False)]
+
+
+def parse_json_body(raw: str | bytes | None, max_bytes: int) -> Any:
+    """The decoded JSON body: 413 over the limit, 400 when it is not JSON at all."""
+    data = raw.encode() if isinstance(raw, str) else (raw or b"")
+    if len(data) > max_bytes:
+        raise PayloadTooLarge(f"Request body exceeds {max_bytes // 1024} KB")
+    if not data.strip():
+        raise InvalidJson("Request body is empty; send a JSON object")
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidJson(f"Request body is not valid JSON: {exc}") from None
+
+
+def validate_request(model: type[ModelT], payload: Any) -> ModelT:
+    """The request model, or a RequestValidationError listing every issue."""
+    if not isinstance(payload, dict):
+        received = received_type(payload)
+        raise RequestValidationError([{"code": "invalid_type", "expected": "object", "received": received,
+                                       "path": [], "message": f"Expected object, received {received}"}])
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        raise RequestValidationError(issues_from(exc, model)) from None
