@@ -1,0 +1,1 @@
+"""Authentication: API keys, session tokens, and the caller they identify."""

@@ -1,0 +1,197 @@
+"""API keys on DynamoDB (CONTRACT 4, 11): creation, lookup by hash, listing, and their public shape.
+
+Only the SHA-256 of a key is stored; the key itself is shown once, by the operator CLI.
+The table's partition key is that hash, so the authorizer finds a key with one GetItem.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import string
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from webcapture.aws import dynamodb_table
+from webcapture.envelopes import utc_timestamp
+from webcapture.settings import get_settings
+
+KEY_PREFIX = "wc_"
+KEY_RANDOM_LENGTH = 64
+KEY_START_LENGTH = 6
+USER_INDEX = "byUser"
+ID_INDEX = "byId"
+_ALPHABET = string.ascii_letters
+
+
+def generate_key() -> str:
+    """`wc_` + 64 random letters: log2(52) * 64 is about 365 bits."""
+    return KEY_PREFIX + "".join(secrets.choice(_ALPHABET) for _ in range(KEY_RANDOM_LENGTH))
+
+
+def hash_key(key: str) -> str:
+    """SHA-256 of the key, base64url without padding (CONTRACT 4)."""
+    digest = hashlib.sha256(key.encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def looks_like_api_key(token: str) -> bool:
+    return token.startswith(KEY_PREFIX) and len(token) == len(KEY_PREFIX) + KEY_RANDOM_LENGTH
+
+
+@dataclass(frozen=True)
+class ApiKeyRecord:
+    """One item of the ApiKeys table, as stored."""
+
+    item: dict[str, Any]
+
+    @property
+    def key_hash(self) -> str:
+        return str(self.item["keyHash"])
+
+    @property
+    def id(self) -> str:
+        return str(self.item["id"])
+
+    @property
+    def user_id(self) -> str:
+        return str(self.item["userId"])
+
+    def is_usable(self, now_iso: str | None = None) -> bool:
+        expires = self.item.get("expiresAt")
+        now_iso = now_iso or utc_timestamp()
+        return bool(self.item.get("enabled")) and (expires is None or str(expires) > now_iso)
+
+    def public(self) -> dict[str, Any]:
+        """The record as `data.apiKeys[]` shows it (spec 2.7): never the hash or the key."""
+        item = self.item
+        return {
+            "id": item["id"],
+            "name": item.get("name", ""),
+            "start": item.get("start", ""),
+            "prefix": item.get("prefix", KEY_PREFIX),
+            "userId": item["userId"],
+            "enabled": bool(item.get("enabled")),
+            "requestCount": _number(item.get("requestCount", 0)),
+            "remaining": _number(item["remaining"]) if item.get("remaining") is not None else None,
+            "lastRequest": item.get("lastRequest"),
+            "expiresAt": item.get("expiresAt"),
+            "createdAt": item["createdAt"],
+            "updatedAt": item.get("updatedAt", item["createdAt"]),
+            "metadata": _plain(item.get("metadata") or {}),
+        }
+
+
+def _number(value: Any) -> int | float:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value  # type: ignore[no-any-return]
+
+
+def _plain(value: Any) -> Any:
+    """DynamoDB's Decimals back to JSON numbers, recursively."""
+    if isinstance(value, Decimal):
+        return _number(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _dynamo_safe(value: Any) -> Any:
+    """JSON numbers to Decimals, which is what DynamoDB's resource API accepts."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return Decimal(str(value))
+    if isinstance(value, dict):
+        return {k: _dynamo_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dynamo_safe(v) for v in value]
+    return value
+
+
+def _table() -> Any:
+    return dynamodb_table(get_settings().api_keys_table)
+
+
+def create_key(
+    user_id: str,
+    name: str,
+    *,
+    remaining: int | None = None,
+    expires_at: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> tuple[str, ApiKeyRecord]:
+    """A new key and its stored record; the key itself is returned here and nowhere else."""
+    key = generate_key()
+    now = utc_timestamp()
+    item: dict[str, Any] = {
+        "keyHash": hash_key(key),
+        "id": str(uuid.uuid4()),
+        "name": name,
+        "start": key[:KEY_START_LENGTH],
+        "prefix": KEY_PREFIX,
+        "userId": user_id,
+        "enabled": True,
+        "requestCount": 0,
+        "createdAt": now,
+        "updatedAt": now,
+        "metadata": _dynamo_safe(metadata or {}),
+    }
+    if remaining is not None:
+        item["remaining"] = remaining
+    if expires_at is not None:
+        item["expiresAt"] = expires_at
+    _table().put_item(Item=item, ConditionExpression="attribute_not_exists(keyHash)")
+    return key, ApiKeyRecord(item)
+
+
+def get_by_hash(key_hash: str) -> ApiKeyRecord | None:
+    item = _table().get_item(Key={"keyHash": key_hash}).get("Item")
+    return ApiKeyRecord(item) if item else None
+
+
+def find_by_key(key: str) -> ApiKeyRecord | None:
+    return get_by_hash(hash_key(key))
+
+
+def list_for_user(user_id: str) -> list[ApiKeyRecord]:
+    """The user's keys, newest first: a query on the userId index, never a scan."""
+    records: list[ApiKeyRecord] = []
+    query: dict[str, Any] = {
+        "IndexName": USER_INDEX,
+        "KeyConditionExpression": Key("userId").eq(user_id),
+        "ScanIndexForward": False,
+    }
+    while True:
+        page = _table().query(**query)
+        records.extend(ApiKeyRecord(item) for item in page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return records
+        query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def find_by_id(key_id: str) -> ApiKeyRecord | None:
+    page = _table().query(IndexName=ID_INDEX, KeyConditionExpression=Key("id").eq(key_id))
+    items = page.get("Items", [])
+    return get_by_hash(items[0]["keyHash"]) if items else None
+
+
+def set_enabled(record: ApiKeyRecord, enabled: bool) -> None:
+    _table().update_item(
+        Key={"keyHash": record.key_hash},
+        UpdateExpression="SET enabled = :enabled, updatedAt = :now",
+        ExpressionAttributeValues={":enabled": enabled, ":now": utc_timestamp()},
+        ConditionExpression="attribute_exists(keyHash)",
+    )
+
+
+def delete_key(record: ApiKeyRecord) -> None:
+    _table().delete_item(Key={"keyHash": record.key_hash})

@@ -1,0 +1,45 @@
+"""The Lambda TOKEN authorizer's logic: a bearer token in, an IAM policy with the caller's context out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webcapture.auth import api_keys
+from webcapture.auth.session_tokens import looks_like_jwt, verify_session_token
+from webcapture.errors import Unauthorized
+
+
+def authenticate(authorization: str | None) -> dict[str, str]:
+    """The authorizer context for a valid `Bearer` header; Unauthorized otherwise."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise Unauthorized()
+    if looks_like_jwt(token):
+        return {"userId": verify_session_token(token), "tokenKind": "session", "keyId": "", "limited": "false"}
+    if not api_keys.looks_like_api_key(token):
+        raise Unauthorized()
+    record = api_keys.find_by_key(token)  # one GetItem on the hash
+    if record is None or not record.is_usable():
+        raise Unauthorized()
+    return {
+        "userId": record.user_id,
+        "tokenKind": "api_key",
+        "keyId": record.id,
+        "limited": "true" if record.item.get("remaining") is not None else "false",
+    }
+
+
+def allow_all_routes(method_arn: str, principal_id: str, context: dict[str, str]) -> dict[str, Any]:
+    """Allow every route of this API and stage, so a cached answer never causes a 403 on another route."""
+    # arn:aws:execute-api:region:account:apiId/stage/METHOD/resource...
+    prefix, _, path = method_arn.partition("/")
+    stage = path.split("/", 1)[0] if path else "*"
+    return {
+        "principalId": principal_id,
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": f"{prefix}/{stage}/*"}],
+        },
+        "context": context,
+    }

@@ -1,0 +1,52 @@
+"""Who is calling: built from what the authorizer put in the request context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from webcapture.auth.api_keys import hash_key
+from webcapture.errors import Unauthorized
+
+TokenKind = Literal["api_key", "session"]
+
+
+@dataclass(frozen=True)
+class Caller:
+    user_id: str
+    kind: TokenKind
+    key_id: str | None = None
+    # The key's hash, recomputed from the request's own header so it never travels in the context.
+    key_hash: str | None = None
+    # Authorizer's hint: the key had a credit limit when it was looked up (it may have changed since).
+    limited: bool = True
+
+
+def bearer_token(headers: dict[str, Any] | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, case-insensitive on the header name."""
+    for name, value in (headers or {}).items():
+        if name.lower() == "authorization" and isinstance(value, str):
+            scheme, _, token = value.strip().partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+    return None
+
+
+def caller_from_event(event: dict[str, Any]) -> Caller:
+    context = (event.get("requestContext") or {}).get("authorizer") or {}
+    user_id = context.get("userId")
+    kind = context.get("tokenKind")
+    if not user_id or kind not in ("api_key", "session"):
+        raise Unauthorized("Authentication required")
+    if kind == "session":
+        return Caller(user_id=str(user_id), kind="session")
+    token = bearer_token(event.get("headers"))
+    if token is None:
+        raise Unauthorized("Authentication required")
+    return Caller(
+        user_id=str(user_id),
+        kind="api_key",
+        key_id=str(context.get("keyId") or ""),
+        key_hash=hash_key(token),
+        limited=str(context.get("limited", "true")).lower() == "true",
+    )

@@ -1,0 +1,66 @@
+"""JWT session tokens (CONTRACT 4): verified against a JWKS URL or an HS256 secret, nothing else.
+
+The algorithm list is explicit and split by key type, so an RS256 public key can never be used as an
+HS256 secret (algorithm confusion) and `alg: none` is never accepted.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import jwt
+
+from webcapture.errors import Unauthorized
+from webcapture.settings import Settings, get_settings
+
+ASYMMETRIC_ALGORITHMS = frozenset({"EdDSA", "ES256", "RS256"})
+_REQUIRED_CLAIMS = ["exp", "sub"]
+
+
+def looks_like_jwt(token: str) -> bool:
+    return token.count(".") == 2
+
+
+@lru_cache(maxsize=4)
+def _jwks_client(url: str) -> jwt.PyJWKClient:
+    # PyJWKClient caches the key set (and refetches on an unknown kid), once per container.
+    return jwt.PyJWKClient(url, cache_jwk_set=True, lifespan=300, timeout=3)
+
+
+def _signing_key(token: str, settings: Settings) -> tuple[Any, list[str]]:
+    header = jwt.get_unverified_header(token)
+    algorithm = header.get("alg")
+    if settings.jwt_jwks_url and algorithm in ASYMMETRIC_ALGORITHMS and algorithm in settings.jwt_algorithms:
+        return _jwks_client(settings.jwt_jwks_url).get_signing_key_from_jwt(token).key, [algorithm]
+    if settings.jwt_hs256_secret and algorithm == "HS256":
+        return settings.jwt_hs256_secret, ["HS256"]
+    raise jwt.InvalidAlgorithmError(f"algorithm {algorithm!r} is not accepted")
+
+
+def verify_session_token(token: str, settings: Settings | None = None) -> str:
+    """The token's user id (`sub`), or Unauthorized."""
+    settings = settings or get_settings()
+    if not (settings.jwt_jwks_url or settings.jwt_hs256_secret):
+        raise Unauthorized("Authentication required. Session tokens are not enabled.")
+    try:
+        key, algorithms = _signing_key(token, settings)
+        claims = jwt.decode(
+            token,
+            key,
+            algorithms=algorithms,
+            audience=settings.jwt_audience,
+            issuer=settings.jwt_issuer,
+            options={
+                "require": _REQUIRED_CLAIMS + (["iss"] if settings.jwt_issuer else [])
+                + (["aud"] if settings.jwt_audience else []),
+                "verify_aud": settings.jwt_audience is not None,
+            },
+            leeway=30,
+        )
+    except (jwt.PyJWTError, ValueError) as exc:
+        raise Unauthorized("Authentication required. The session token is not valid.") from exc
+    subject = claims.get("sub")
+    if not isinstance(subject, str) or not subject:
+        raise Unauthorized("Authentication required. The session token has no subject.")
+    return subject

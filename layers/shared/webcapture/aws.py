@@ -1,0 +1,39 @@
+"""boto3 resources and clients, made once per container.
+
+Endpoints come from boto3's own AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_S3, which is how the local
+API and `sam local` point them at an emulator; no code here knows about emulators.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
+    from mypy_boto3_s3.client import S3Client
+
+# Short timeouts and few retries: a request has a 29 s ceiling and the browser needs most of it.
+_CONFIG = Config(connect_timeout=3, read_timeout=10, retries={"max_attempts": 3, "mode": "standard"})
+
+
+@lru_cache(maxsize=8)
+def dynamodb_table(name: str) -> Table:
+    resource: Any = boto3.resource("dynamodb", config=_CONFIG)
+    table: Table = resource.Table(name)
+    return table
+
+
+@lru_cache(maxsize=1)
+def s3_client() -> S3Client:
+    client: S3Client = boto3.client("s3", config=_CONFIG)
+    return client
+
+
+def reset_clients() -> None:
+    """Forget cached clients (tests switch endpoints between moto instances)."""
+    dynamodb_table.cache_clear()
+    s3_client.cache_clear()

@@ -1,0 +1,26 @@
+"""What each operation costs (CONTRACT 3)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Operation(StrEnum):
+    SCREENSHOT = "screenshot"
+    LINKS = "links"
+    AI_EXTRACT = "ai-extract"
+    FILES_DELETE = "files/delete"
+    API_KEYS_LIST = "api-keys/list"
+
+
+CREDITS: dict[Operation, int] = {
+    Operation.SCREENSHOT: 1,
+    Operation.LINKS: 1,
+    Operation.AI_EXTRACT: 5,
+    Operation.FILES_DELETE: 0,
+    Operation.API_KEYS_LIST: 0,
+}
+
+
+def cost_of(operation: Operation) -> int:
+    return CREDITS[operation]

@@ -1,0 +1,59 @@
+"""moto's server on loopback, with the tables and bucket created from the template's own definitions."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from moto.server import ThreadedMotoServer
+
+from localapi.cfn_template import Resolver
+
+LOCAL_REGION = "us-east-1"
+_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "BillingMode")
+
+
+@dataclass
+class AwsEmulator:
+    host: str = "127.0.0.1"
+    port: int = 0
+    _server: ThreadedMotoServer | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> None:
+        # Credentials are never checked by moto; fixed fake ones keep boto3 from looking for real ones.
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+        os.environ.setdefault("AWS_DEFAULT_REGION", LOCAL_REGION)
+        self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
+        self._server.start()
+        self.port = self._server.get_host_and_port()[1]
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def _client(self, service: str) -> Any:
+        return boto3.client(service, endpoint_url=self.endpoint, region_name=LOCAL_REGION,
+                            aws_access_key_id="local", aws_secret_access_key="local")
+
+    def create_resources(self, template: dict[str, Any], resolver: Resolver) -> None:
+        """Every DynamoDB table and S3 bucket of the template, named by resolver.physical_names."""
+        dynamodb, s3 = self._client("dynamodb"), self._client("s3")
+        for logical_id, resource in template.get("Resources", {}).items():
+            props = resource.get("Properties", {})
+            name = resolver.physical_names.get(logical_id, logical_id)
+            if resource["Type"] == "AWS::DynamoDB::Table":
+                spec = {k: resolver.resolve(props[k]) for k in _TABLE_KEYS if k in props}
+                dynamodb.create_table(TableName=name, **spec)
+                ttl = props.get("TimeToLiveSpecification")
+                if ttl:
+                    dynamodb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
+            elif resource["Type"] == "AWS::S3::Bucket":
+                s3.create_bucket(Bucket=name)

@@ -1,0 +1,188 @@
+"""Reading template.yaml the way the local API needs it: routes, authorizer, gateway responses, env vars.
+
+The template is the only route table: nothing here lists endpoints. Intrinsic functions are resolved
+against a small local context (parameter defaults, logical ids as physical names, overrides).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE_PATH = REPO_ROOT / "template.yaml"
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """PyYAML loader that keeps CloudFormation's short tags (!Ref, !Sub, ...) as their long form."""
+
+
+def _construct_tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt":
+            value = str(value).split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    return {name: value}
+
+
+_CfnLoader.add_multi_constructor("!", _construct_tag)
+
+
+def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
+    with path.open() as handle:
+        loaded: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+    return loaded
+
+
+@dataclass
+class Resolver:
+    """Resolves intrinsic functions for local use."""
+
+    template: dict[str, Any]
+    physical_names: dict[str, str] = field(default_factory=dict)
+    attributes: dict[str, str] = field(default_factory=dict)  # "Logical.Attr" -> value
+    region: str = "us-east-1"
+
+    def parameter(self, name: str) -> str:
+        pseudo = {"AWS::Region": self.region, "AWS::URLSuffix": "amazonaws.com", "AWS::AccountId": "123456789012",
+                  "AWS::Partition": "aws", "AWS::StackName": "webcapture-local"}
+        if name in pseudo:
+            return pseudo[name]
+        params = self.template.get("Parameters", {})
+        if name in params:
+            return str(params[name].get("Default", ""))
+        return self.physical_names.get(name, name)
+
+    def condition(self, name: str) -> bool:
+        return bool(self.resolve(self.template.get("Conditions", {})[name]))
+
+    def resolve(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if len(value) == 1:
+            (key, arg), = value.items()
+            if key == "Ref":
+                return self.parameter(arg)
+            if key == "Fn::GetAtt":
+                return self.attributes.get(".".join(arg), f"{arg[0]}.{arg[1]}")
+            if key == "Fn::Sub":
+                return self._sub(arg)
+            if key == "Fn::Equals":
+                left, right = self.resolve(arg)
+                return left == right
+            if key == "Fn::Not":
+                return not self.resolve(arg[0])
+            if key == "Fn::If":
+                name, when_true, when_false = arg
+                return self.resolve(when_true if self.condition(name) else when_false)
+            if key == "Fn::Join":
+                separator, parts = arg
+                return separator.join(str(p) for p in self.resolve(parts))
+        return {k: self.resolve(v) for k, v in value.items()}
+
+    def _sub(self, arg: Any) -> str:
+        text, extra = (arg, {}) if isinstance(arg, str) else (arg[0], self.resolve(arg[1]))
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name in extra:
+                return str(extra[name])
+            if "." in name:
+                return self.attributes.get(name, name)
+            return self.parameter(name)
+
+        return re.sub(r"\$\{([^}!]+)\}", replace, text)
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str  # upper case, or ANY
+    path: str
+    function: str  # logical id
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    logical_id: str
+    code_uri: Path
+    handler: str
+    timeout_s: int
+    memory_mb: int
+    environment: dict[str, str]
+
+
+@dataclass(frozen=True)
+class AuthorizerSpec:
+    function: str
+    header: str
+    validation_expression: str | None
+    ttl_s: int
+
+
+@dataclass(frozen=True)
+class ApiSpec:
+    stage: str
+    routes: list[Route]
+    functions: dict[str, FunctionSpec]
+    authorizer: AuthorizerSpec | None
+    gateway_responses: dict[str, dict[str, Any]]
+    binary_media_types: list[str]
+
+
+def _resources_of(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {name: res for name, res in template.get("Resources", {}).items() if res.get("Type") == kind}
+
+
+def read_api(template: dict[str, Any], resolver: Resolver) -> ApiSpec:
+    """The one REST API of the template, as the local gateway serves it."""
+    (api_id, api), = _resources_of(template, "AWS::Serverless::Api").items()
+    api_props = api["Properties"]
+    globals_fn = template.get("Globals", {}).get("Function", {})
+    functions: dict[str, FunctionSpec] = {}
+    routes: list[Route] = []
+    for name, res in _resources_of(template, "AWS::Serverless::Function").items():
+        props = res["Properties"]
+        env = {**globals_fn.get("Environment", {}).get("Variables", {}),
+               **props.get("Environment", {}).get("Variables", {})}
+        functions[name] = FunctionSpec(
+            logical_id=name,
+            code_uri=REPO_ROOT / props["CodeUri"],
+            handler=props.get("Handler", globals_fn.get("Handler", "app.lambda_handler")),
+            timeout_s=int(props.get("Timeout", globals_fn.get("Timeout", 3))),
+            memory_mb=int(props.get("MemorySize", globals_fn.get("MemorySize", 128))),
+            environment={k: str(resolver.resolve(v)) for k, v in env.items()},
+        )
+        for event in props.get("Events", {}).values():
+            if event.get("Type") == "Api" and event["Properties"].get("RestApiId", {}).get("Ref") == api_id:
+                routes.append(Route(event["Properties"]["Method"].upper(), event["Properties"]["Path"], name))
+
+    authorizer = None
+    auth = api_props.get("Auth", {})
+    if auth.get("DefaultAuthorizer"):
+        spec = auth["Authorizers"][auth["DefaultAuthorizer"]]
+        identity = spec.get("Identity", {})
+        authorizer = AuthorizerSpec(
+            function=spec["FunctionArn"]["Fn::GetAtt"][0],
+            header=identity.get("Header", "Authorization"),
+            validation_expression=identity.get("ValidationExpression"),
+            ttl_s=int(identity.get("ReauthorizeEvery", 300)),
+        )
+    return ApiSpec(
+        stage=str(resolver.resolve(api_props.get("StageName", "Prod"))),
+        routes=routes,
+        functions=functions,
+        authorizer=authorizer,
+        gateway_responses=api_props.get("GatewayResponses", {}),
+        binary_media_types=[t.replace("~1", "/") for t in api_props.get("BinaryMediaTypes", [])],
+    )
