@@ -18,7 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=3000, help="0 picks a free port")
     parser.add_argument("--aws-port", type=int, default=4566, help="moto server port; 0 picks a free one")
-    parser.add_argument("--demo-credits", type=int, default=1000, help="credits of the demo key; -1 unlimited")
+    parser.add_argument("--demo-credits", type=int, default=1000,
+                        help="credits of the demo key; -1 for unlimited")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the addresses and key")
     args = parser.parse_args(argv)
 
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
                              remaining=None if args.demo_credits < 0 else args.demo_credits)
     if args.json:
         print(json.dumps({"url": stack.url, "aws": stack.aws.endpoint, "apiKey": key, "userId": DEMO_USER,
-                          "keyId": record.id}), flush=True)
+                          "keyId": record.id, "environment": stack.function_environment()}), flush=True)
     else:
         print(f"webcapture local API on {stack.url} (AWS emulated by moto on {stack.aws.endpoint})")
         print(f"demo API key ({DEMO_USER}, {args.demo_credits} credits): {key}")

@@ -10,9 +10,12 @@ import boto3
 from moto.server import ThreadedMotoServer
 
 from localapi.cfn_template import Resolver
+from localapi.moto_atomicity import make_dynamodb_writes_atomic
 
 LOCAL_REGION = "us-east-1"
-_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "BillingMode")
+_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes",
+               "BillingMode")
+_FAKE_KEY = "local"  # moto checks no credentials; fixed fake ones keep boto3 from looking for real ones
 
 
 @dataclass
@@ -30,6 +33,7 @@ class AwsEmulator:
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
         os.environ.setdefault("AWS_DEFAULT_REGION", LOCAL_REGION)
+        make_dynamodb_writes_atomic()
         self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
         self._server.start()
         self.port = self._server.get_host_and_port()[1]
@@ -40,20 +44,24 @@ class AwsEmulator:
             self._server = None
 
     def _client(self, service: str) -> Any:
-        return boto3.client(service, endpoint_url=self.endpoint, region_name=LOCAL_REGION,
-                            aws_access_key_id="local", aws_secret_access_key="local")
+        session = boto3.session.Session(region_name=LOCAL_REGION, aws_access_key_id=_FAKE_KEY,
+                                        aws_secret_access_key=_FAKE_KEY)
+        return session.client(service, endpoint_url=self.endpoint)  # type: ignore[call-overload]
 
     def create_resources(self, template: dict[str, Any], resolver: Resolver) -> None:
-        """Every DynamoDB table and S3 bucket of the template, named by resolver.physical_names."""
-        dynamodb, s3 = self._client("dynamodb"), self._client("s3")
-        for logical_id, resource in template.get("Resources", {}).items():
-            props = resource.get("Properties", {})
-            name = resolver.physical_names.get(logical_id, logical_id)
-            if resource["Type"] == "AWS::DynamoDB::Table":
-                spec = {k: resolver.resolve(props[k]) for k in _TABLE_KEYS if k in props}
-                dynamodb.create_table(TableName=name, **spec)
-                ttl = props.get("TimeToLiveSpecification")
-                if ttl:
-                    dynamodb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
-            elif resource["Type"] == "AWS::S3::Bucket":
-                s3.create_bucket(Bucket=name)
+        create_template_resources(self._client("dynamodb"), self._client("s3"), template, resolver)
+
+
+def create_template_resources(dynamodb: Any, s3: Any, template: dict[str, Any], resolver: Resolver) -> None:
+    """Every DynamoDB table and S3 bucket of the template, named by resolver.physical_names."""
+    for logical_id, resource in template.get("Resources", {}).items():
+        props = resource.get("Properties", {})
+        name = resolver.physical_names.get(logical_id, logical_id)
+        if resource["Type"] == "AWS::DynamoDB::Table":
+            spec = {k: resolver.resolve(props[k]) for k in _TABLE_KEYS if k in props}
+            dynamodb.create_table(TableName=name, **spec)
+            ttl = props.get("TimeToLiveSpecification")
+            if ttl:
+                dynamodb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
+        elif resource["Type"] == "AWS::S3::Bucket":
+            s3.create_bucket(Bucket=name)

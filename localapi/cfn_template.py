@@ -53,8 +53,9 @@ class Resolver:
     region: str = "us-east-1"
 
     def parameter(self, name: str) -> str:
-        pseudo = {"AWS::Region": self.region, "AWS::URLSuffix": "amazonaws.com", "AWS::AccountId": "123456789012",
-                  "AWS::Partition": "aws", "AWS::StackName": "webcapture-local"}
+        pseudo = {"AWS::Region": self.region, "AWS::URLSuffix": "amazonaws.com",
+                  "AWS::AccountId": "123456789012", "AWS::Partition": "aws",
+                  "AWS::StackName": "webcapture-local"}
         if name in pseudo:
             return pseudo[name]
         params = self.template.get("Parameters", {})

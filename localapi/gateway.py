@@ -64,6 +64,12 @@ def _media_matches(media: str, patterns: list[str]) -> bool:
     return bool(media) and any(fnmatch.fnmatch(media, p.lower()) for p in patterns)
 
 
+def _event_body(body: bytes, binary: bool) -> str | None:
+    if not body:
+        return None
+    return base64.b64encode(body).decode() if binary else body.decode("utf-8", "replace")
+
+
 class LocalGateway:
     def __init__(self, api: ApiSpec, containers: dict[str, FunctionContainer]) -> None:
         self.api = api
@@ -170,7 +176,8 @@ class LocalGateway:
         multi_query = {k: request.args.getlist(k) for k in request.args}
         binary = _media_matches(request.headers.get("Content-Type", ""), self.api.binary_media_types)
         context: dict[str, Any] = {
-            "resourcePath": route.path, "httpMethod": request.method.upper(), "path": f"/{self.api.stage}{request.path}",
+            "resourcePath": route.path, "httpMethod": request.method.upper(),
+            "path": f"/{self.api.stage}{request.path}",
             "stage": self.api.stage, "requestId": request_id, "accountId": ACCOUNT, "apiId": API_ID,
             "protocol": request.environ.get("SERVER_PROTOCOL", "HTTP/1.1"),
             "requestTimeEpoch": int(time.time() * 1000), "domainName": request.host,
@@ -185,7 +192,7 @@ class LocalGateway:
             "queryStringParameters": {k: v[-1] for k, v in multi_query.items()} or None,
             "multiValueQueryStringParameters": multi_query or None,
             "pathParameters": None, "stageVariables": None, "requestContext": context,
-            "body": (base64.b64encode(body).decode() if binary else body.decode("utf-8", "replace")) if body else None,
+            "body": _event_body(body, binary),
             "isBase64Encoded": bool(body) and binary,
         }
 

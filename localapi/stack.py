@@ -60,8 +60,9 @@ class LocalStack:
                 names[logical_id] = f"webcapture-local-{logical_id}"
             elif resource["Type"] == "AWS::S3::Bucket":
                 names[logical_id] = LOCAL_BUCKET
-        return Resolver(template, physical_names=names,
-                        attributes={"FilesDistribution.DomainName": f"{self.host}:{self.aws.port}/{LOCAL_BUCKET}"})
+        files_domain = f"{self.host}:{self.aws.port}/{LOCAL_BUCKET}"
+        attributes = {"FilesDistribution.DomainName": files_domain}
+        return Resolver(template, physical_names=names, attributes=attributes)
 
     def _local_environment(self) -> dict[str, str]:
         endpoint = self.aws.endpoint
@@ -74,6 +75,12 @@ class LocalStack:
             "POWERTOOLS_TRACE_DISABLED": "true",
             "POWERTOOLS_METRICS_DISABLED": os.environ.get("POWERTOOLS_METRICS_DISABLED", "false"),
         }
+
+    def function_environment(self) -> dict[str, str]:
+        """What the functions see for their AWS resources (tests point their own clients at the same)."""
+        names = ("API_KEYS_TABLE", "FILES_TABLE", "FILES_BUCKET", "PUBLIC_BASE_URL",
+                 "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3")
+        return {name: os.environ[name] for name in names}
 
     def stop(self) -> None:
         if self._server is not None:

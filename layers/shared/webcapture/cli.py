@@ -1,0 +1,110 @@
+"""Operator CLI: `webcapture keys create|list|disable|delete`.
+
+Works against real AWS (credentials and region from the usual AWS environment) or a local emulator
+(`--endpoint-url http://127.0.0.1:4566`). The full key is printed once, at creation, and never stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from webcapture import aws
+from webcapture.auth import api_keys
+from webcapture.envelopes import utc_timestamp
+from webcapture.settings import get_settings
+
+
+def _configure(args: argparse.Namespace) -> None:
+    if args.table:
+        os.environ["API_KEYS_TABLE"] = args.table
+    if args.endpoint_url:
+        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = args.endpoint_url
+    get_settings.cache_clear()
+    aws.reset_clients()
+
+
+def _print(value: Any) -> None:
+    print(json.dumps(value, indent=2, default=str))
+
+
+def _create(args: argparse.Namespace) -> int:
+    metadata = json.loads(args.metadata) if args.metadata else {}
+    if not isinstance(metadata, dict):
+        raise SystemExit("--metadata must be a JSON object")
+    expires = _iso_utc(args.expires) if args.expires else None
+    key, record = api_keys.create_key(args.user, args.name, remaining=args.credits, expires_at=expires,
+                                      metadata=metadata)
+    _print({"apiKey": key, "note": "shown once; store it now", **record.public()})
+    return 0
+
+
+def _iso_utc(value: str) -> str:
+    """Any ISO 8601 time as the stored form (UTC, ms, Z), which DynamoDB compares as text."""
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return utc_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+
+
+def _list(args: argparse.Namespace) -> int:
+    _print([record.public() for record in api_keys.list_for_user(args.user)])
+    return 0
+
+
+def _by_id(key_id: str) -> api_keys.ApiKeyRecord:
+    record = api_keys.find_by_id(key_id)
+    if record is None:
+        raise SystemExit(f"no API key with id {key_id}")
+    return record
+
+
+def _disable(args: argparse.Namespace) -> int:
+    api_keys.set_enabled(_by_id(args.key_id), enabled=False)
+    print(f"disabled {args.key_id}")
+    return 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    api_keys.delete_key(_by_id(args.key_id))
+    print(f"deleted {args.key_id}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="webcapture", description="webcapture operator tools")
+    parser.add_argument("--table", help="ApiKeys table name (default: $API_KEYS_TABLE)")
+    parser.add_argument("--endpoint-url", help="DynamoDB endpoint, e.g. a local emulator")
+    commands = parser.add_subparsers(dest="group", required=True)
+    keys = commands.add_parser("keys", help="manage API keys").add_subparsers(dest="command", required=True)
+
+    create = keys.add_parser("create", help="create a key and print it once")
+    create.add_argument("--user", required=True, help="owner's user id")
+    create.add_argument("--name", required=True)
+    create.add_argument("--credits", type=int, help="remaining credits; omit for unlimited")
+    create.add_argument("--expires", help="expiry, ISO 8601 UTC, e.g. 2027-01-01T00:00:00.000Z")
+    create.add_argument("--metadata", help="JSON object stored with the key")
+    create.set_defaults(run=_create)
+
+    listing = keys.add_parser("list", help="a user's keys")
+    listing.add_argument("--user", required=True)
+    listing.set_defaults(run=_list)
+
+    for name, run in (("disable", _disable), ("delete", _delete)):
+        sub = keys.add_parser(name, help=f"{name} a key by its id")
+        sub.add_argument("key_id")
+        sub.set_defaults(run=run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _configure(args)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

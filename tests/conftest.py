@@ -1,0 +1,57 @@
+"""Shared fixtures: a clean environment, moto in-process with the template's own tables and bucket."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from localapi.aws_emulator import create_template_resources
+from localapi.cfn_template import Resolver, load_template
+from localapi.moto_atomicity import make_dynamodb_writes_atomic
+from webcapture import aws
+from webcapture.settings import get_settings
+
+# Nothing in the tests may reach real AWS: fake credentials, a fixed region, no X-Ray.
+os.environ.update(
+    AWS_ACCESS_KEY_ID="testing",
+    AWS_SECRET_ACCESS_KEY="testing",  # noqa: S105 - moto's fake credentials
+    AWS_SECURITY_TOKEN="testing",  # noqa: S105
+    AWS_SESSION_TOKEN="testing",  # noqa: S105
+    AWS_DEFAULT_REGION="us-east-1",
+    POWERTOOLS_TRACE_DISABLED="true",
+    POWERTOOLS_METRICS_NAMESPACE="webcapture-tests",
+)
+for _name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE"):
+    os.environ.pop(_name, None)
+
+make_dynamodb_writes_atomic()
+
+TABLES = {"ApiKeysTable": "test-api-keys", "FilesTable": "test-files", "FilesBucket": "test-files-bucket"}
+
+
+@pytest.fixture
+def settings_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """Environment changes that the cached settings and clients pick up, undone afterwards."""
+    monkeypatch.setenv("API_KEYS_TABLE", TABLES["ApiKeysTable"])
+    monkeypatch.setenv("FILES_TABLE", TABLES["FilesTable"])
+    monkeypatch.setenv("FILES_BUCKET", TABLES["FilesBucket"])
+    monkeypatch.setenv("PUBLIC_BASE_URL", "https://files.example.test")
+    get_settings.cache_clear()
+    aws.reset_clients()
+    yield monkeypatch
+    get_settings.cache_clear()
+    aws.reset_clients()
+
+
+@pytest.fixture
+def aws_resources(settings_env: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto in-process, with the tables and bucket exactly as template.yaml defines them."""
+    with mock_aws():
+        template = load_template()
+        resolver = Resolver(template, physical_names=TABLES)
+        create_template_resources(boto3.client("dynamodb"), boto3.client("s3"), template, resolver)
+        yield
