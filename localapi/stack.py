@@ -41,10 +41,12 @@ class LocalStack:
         resolver = self._resolver(template)
         self.aws.create_resources(template, resolver)
         api = read_api(template, resolver)
-        # Functions run in this process, as `sam local --env-vars` would run them: the template's variables
-        # with local overrides. No two functions need different values for one name.
+        # Functions run in this process with the template's variables, except where the developer's own
+        # environment sets one (as `sam local --env-vars` would), then the stack's local endpoints.
+        # No two functions need different values for one name.
         for spec in api.functions.values():
-            os.environ.update(spec.environment)
+            for name, value in spec.environment.items():
+                os.environ.setdefault(name, value)
         os.environ.update(self._local_environment())
         os.environ.update(self.env_overrides)
         self._containers = {name: FunctionContainer(spec) for name, spec in api.functions.items()}

@@ -1,0 +1,32 @@
+"""One local API for the whole end-to-end session, and the test process's own AWS clients pointed at it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.local_api import LocalApi, start_local_api
+from webcapture import aws
+from webcapture.settings import get_settings
+
+JWT_SECRET = "e2e-session-secret-long-enough-for-hs256"  # noqa: S105
+
+
+@pytest.fixture(scope="session")
+def local_api() -> Iterator[LocalApi]:
+    api = start_local_api({"JWT_HS256_SECRET": JWT_SECRET, "WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8"})
+    yield api
+    api.stop()
+
+
+@pytest.fixture
+def stack_aws(local_api: LocalApi, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalApi]:
+    """webcapture's own stores in this process talk to the stack's moto server (to create keys, files)."""
+    for name, value in local_api.environment.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    aws.reset_clients()
+    yield local_api
+    get_settings.cache_clear()
+    aws.reset_clients()

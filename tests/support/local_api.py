@@ -1,0 +1,63 @@
+"""The local API (`python -m localapi`) in a subprocess, as the end-to-end tests drive it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class LocalApi:
+    url: str
+    api_key: str
+    user_id: str
+    key_id: str
+    environment: dict[str, str]
+    process: subprocess.Popen[str]
+
+    def call(self, method: str, path: str, *, key: str | None = None, auth: str | None = None,
+             **kwargs: Any) -> requests.Response:
+        headers = dict(kwargs.pop("headers", {}))
+        if auth is not None:
+            headers["Authorization"] = auth
+        elif key is not None or "Authorization" not in headers:
+            headers["Authorization"] = f"Bearer {key or self.api_key}"
+        return requests.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int = 1000) -> LocalApi:
+    env = {**os.environ, **(extra_env or {})}
+    for name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3"):
+        env.pop(name, None)
+    process = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
+        [sys.executable, "-m", "localapi", "--port", "0", "--aws-port", "0", "--json",
+         "--demo-credits", str(demo_credits)],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=None, text=True,
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 60
+    line = process.stdout.readline()
+    if not line or time.monotonic() > deadline:
+        process.kill()
+        raise RuntimeError("local API did not start")
+    info = json.loads(line)
+    return LocalApi(url=info["url"], api_key=info["apiKey"], user_id=info["userId"], key_id=info["keyId"],
+                    environment=info["environment"], process=process)
