@@ -8,19 +8,19 @@ from collections.abc import Iterator
 import boto3
 import pytest
 from moto import mock_aws
+from webcapture import aws
+from webcapture.settings import get_settings
 
 from localapi.aws_emulator import create_template_resources
 from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
-from webcapture import aws
-from webcapture.settings import get_settings
 
 # Nothing in the tests may reach real AWS: fake credentials, a fixed region, no X-Ray.
 os.environ.update(
     AWS_ACCESS_KEY_ID="testing",
-    AWS_SECRET_ACCESS_KEY="testing",  # noqa: S105 - moto's fake credentials
-    AWS_SECURITY_TOKEN="testing",  # noqa: S105
-    AWS_SESSION_TOKEN="testing",  # noqa: S105
+    AWS_SECRET_ACCESS_KEY="testing",
+    AWS_SECURITY_TOKEN="testing",
+    AWS_SESSION_TOKEN="testing",
     AWS_DEFAULT_REGION="us-east-1",
     POWERTOOLS_TRACE_DISABLED="true",
     POWERTOOLS_METRICS_NAMESPACE="webcapture-tests",

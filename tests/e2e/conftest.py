@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
-from tests.support.local_api import LocalApi, start_local_api
 from webcapture import aws
 from webcapture.settings import get_settings
 
-JWT_SECRET = "e2e-session-secret-long-enough-for-hs256"  # noqa: S105
+from tests.support.local_api import LocalApi, start_local_api
+
+JWT_SECRET = "e2e-session-secret-long-enough-for-hs256"
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,12 @@ import boto3
 import jwt
 import pytest
 import requests
-
-from tests.e2e.conftest import JWT_SECRET
-from tests.support.local_api import LocalApi
 from webcapture import stored_files
 from webcapture.auth import api_keys
 from webcapture.settings import get_settings
+
+from tests.e2e.conftest import JWT_SECRET
+from tests.support.local_api import LocalApi
 
 UNAUTHORIZED = {"code": "UNAUTHORIZED", "message": "Authentication required"}
 
@@ -179,7 +179,7 @@ def test_validation_is_422_with_every_issue(local_api: LocalApi) -> None:
 
 
 def test_requests_are_counted_even_when_refused(stack_aws: LocalApi) -> None:
-    key, record = api_keys.create_key("counter", "k")
+    key, _ = api_keys.create_key("counter", "k")
     stack_aws.call("POST", "/v1/files/delete", key=key, data="{bad", headers={"Content-Type": "application/json"})
     stack_aws.call("POST", "/v1/files/delete", key=key, json={"fileId": ""})
     stack_aws.call("POST", "/v1/files/delete", key=key, json={"fileId": "x"})

@@ -47,7 +47,7 @@ def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int =
     env = {**os.environ, **(extra_env or {})}
     for name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3"):
         env.pop(name, None)
-    process = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
+    process = subprocess.Popen(
         [sys.executable, "-m", "localapi", "--port", "0", "--aws-port", "0", "--json",
          "--demo-credits", str(demo_credits)],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=None, text=True,

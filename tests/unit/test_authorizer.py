@@ -10,12 +10,11 @@ from typing import Any
 
 import jwt
 import pytest
-
 from webcapture.auth import api_keys
 from webcapture.settings import get_settings
 
 ARN = "arn:aws:execute-api:us-east-1:123456789012:abc123/v1api/POST/v1/web/screenshot"
-SECRET = "authorizer-test-secret-long-enough-for-hs256"  # noqa: S105
+SECRET = "authorizer-test-secret-long-enough-for-hs256"
 
 
 def load_function(name: str) -> ModuleType:
@@ -61,7 +60,7 @@ def test_session_token(aws_resources: None, settings_env: pytest.MonkeyPatch) ->
 @pytest.mark.parametrize("header", ["", "Bearer", "Basic dXNlcjpwYXNz", "Bearer wc_short", "Token wc_" + "a" * 64,
                                     "Bearer " + "wc_" + "a" * 64, "Bearer a.b.c"])
 def test_refusals_raise_unauthorized(aws_resources: None, header: str) -> None:
-    with pytest.raises(Exception, match="^Unauthorized$"):
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
         authorize(header)
 
 
@@ -70,5 +69,5 @@ def test_disabled_and_expired_keys_are_refused(aws_resources: None) -> None:
     api_keys.set_enabled(record, enabled=False)
     old_key, _ = api_keys.create_key("user-1", "old", expires_at="2020-01-01T00:00:00.000Z")
     for token in (key, old_key):
-        with pytest.raises(Exception, match="^Unauthorized$"):
+        with pytest.raises(Exception, match=r"^Unauthorized$"):
             authorize(f"Bearer {token}")
