@@ -1,0 +1,177 @@
+"""Which Chromium to run, and unpacking the pinned @sparticuz/chromium build once per container.
+
+The pack folder (made by scripts/fetch_chromium.sh; the Lambda layer ships the same folder at /opt/chromium)
+holds the build's brotli files compressed, as published, plus the Noto CJK and emoji fonts. Lambda's layer
+size limit is why they stay compressed there; the unpacked browser (~220 MB) goes to the cache dir, which on
+Lambda is /tmp and survives between invocations of a warm container, so this runs once per container.
+
+Layout of an unpacked build (<cache_dir>/chromium-<key>/):
+    chromium, libEGL.so, libGLESv2.so, ...   the binary with SwiftShader beside it, where Chromium looks
+                                             for its GL libraries
+    al2023/lib/        NSS and expat, which Amazon Linux 2023 (and slim Debian) lack: on LD_LIBRARY_PATH
+    fonts/fonts.conf   our fontconfig file (the build's own one names /tmp/fonts and /opt/fonts, which only
+                       fit its Node unpacker's layout)
+    fonts/fonts/       the build's Open Sans faces
+    fonts-cache/       fontconfig's cache, so later launches skip scanning the 20 MB CJK collection
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import io
+import os
+import shutil
+import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import brotli
+
+from webcapture.settings import Settings, get_settings
+
+LAMBDA_PACK_DIR = Path("/opt/chromium")
+_REPO_ROOT = Path(__file__).resolve().parents[4]
+_PACK_FILES = ("chromium.br", "swiftshader.tar.br", "al2023.tar.br", "fonts.tar.br")
+_EXTRA_FONTS = "fonts-extra"
+_COMPLETE = ".complete"
+_CHUNK = 1 << 20
+
+
+class ChromiumUnavailable(RuntimeError):
+    """No usable browser: the pack was never fetched, or WEBCAPTURE_CHROMIUM names nothing runnable."""
+
+
+@dataclass(frozen=True)
+class ChromiumInstall:
+    executable: Path
+    # Variables to add to the browser's environment (library and font paths); empty for a system Chromium,
+    # which finds its own libraries and the system's fonts.
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def resolve_chromium(settings: Settings | None = None) -> ChromiumInstall:
+    """The browser to launch: WEBCAPTURE_CHROMIUM if set, else the unpacked pinned build."""
+    settings = settings or get_settings()
+    if settings.chromium_path:
+        path = Path(settings.chromium_path)
+        if not os.access(path, os.X_OK):
+            raise ChromiumUnavailable(f"WEBCAPTURE_CHROMIUM={path} is not an executable file")
+        return ChromiumInstall(path)
+    return unpack(pack_dir(settings), Path(settings.cache_dir))
+
+
+def pack_dir(settings: Settings) -> Path:
+    if settings.chromium_pack_dir:
+        return Path(settings.chromium_pack_dir)
+    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+        return LAMBDA_PACK_DIR
+    return _REPO_ROOT / ".cache" / "chromium-pack"
+
+
+def unpack(pack: Path, cache_dir: Path) -> ChromiumInstall:
+    """Expand the pack into cache_dir once; later calls (and other processes) reuse the result."""
+    missing = [name for name in _PACK_FILES if not (pack / name).is_file()]
+    if missing:
+        raise ChromiumUnavailable(
+            f"Chromium pack {pack} lacks {', '.join(missing)}: run scripts/fetch_chromium.sh "
+            "or set WEBCAPTURE_CHROMIUM to a Chromium executable"
+        )
+    target = cache_dir / f"chromium-{_pack_key(pack)}"
+    if not (target / _COMPLETE).exists():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        with _file_lock(cache_dir / f"{target.name}.lock"):
+            # Another process may have finished while we waited for the lock.
+            if not (target / _COMPLETE).exists():
+                _unpack_into(pack, target)
+    return ChromiumInstall(target / "chromium", _browser_env(target))
+
+
+def _pack_key(pack: Path) -> str:
+    # Names and sizes identify a pack cheaply (hashing 67 MB on every cold start would not); the PACK stamp
+    # written by the fetch script names the versions, so a new pin with same-size files still gets a new key.
+    digest = hashlib.sha256()
+    stamp = pack / "PACK"
+    if stamp.is_file():
+        digest.update(stamp.read_bytes())
+    for name in _PACK_FILES:
+        digest.update(f"{name}:{(pack / name).stat().st_size};".encode())
+    return digest.hexdigest()[:12]
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _unpack_into(pack: Path, target: Path) -> None:
+    # Unpack beside the target and rename: a process killed half-way leaves a stray staging folder, never a
+    # target that looks complete.
+    staging = target.with_name(f"{target.name}.partial-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        _inflate_file(pack / "chromium.br", staging / "chromium")
+        (staging / "chromium").chmod(0o755)
+        _inflate_tar(pack / "swiftshader.tar.br", staging)
+        _inflate_tar(pack / "al2023.tar.br", staging / "al2023")
+        _inflate_tar(pack / "fonts.tar.br", staging / "fonts")
+        (staging / "fonts" / "fonts.conf").write_text(
+            _fonts_conf([target / "fonts" / "fonts", pack / _EXTRA_FONTS], cache=target / "fonts-cache")
+        )
+        (staging / _COMPLETE).touch()
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _inflate_file(source: Path, dest: Path) -> None:
+    # Streamed: the binary is ~210 MB unpacked, more than we want to hold in a Lambda's memory at once.
+    decompressor = brotli.Decompressor()
+    with source.open("rb") as src, dest.open("wb") as out:
+        while chunk := src.read(_CHUNK):
+            out.write(decompressor.process(chunk))
+    if not decompressor.is_finished():
+        raise ChromiumUnavailable(f"{source} is truncated")
+
+
+def _inflate_tar(source: Path, dest: Path) -> None:
+    # The tarballs are small (at most 8 MB unpacked); the "data" filter refuses absolute paths, links out of
+    # dest and device files.
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(brotli.decompress(source.read_bytes()))) as archive:
+        archive.extractall(dest, filter="data")
+
+
+def _fonts_conf(font_dirs: list[Path], *, cache: Path) -> str:
+    lines = [
+        '<?xml version="1.0"?>',
+        '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
+        "<fontconfig>",
+        *(f"  <dir>{escape(str(directory))}</dir>" for directory in font_dirs),
+        f"  <cachedir>{escape(str(cache))}</cachedir>",
+        "</fontconfig>",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _browser_env(target: Path) -> dict[str, str]:
+    libs = str(target / "al2023" / "lib")
+    inherited = os.environ.get("LD_LIBRARY_PATH", "")
+    return {
+        "LD_LIBRARY_PATH": f"{libs}:{inherited}" if inherited else libs,
+        # FONTCONFIG_FILE picks our config; FONTCONFIG_PATH is where fontconfig resolves relative includes.
+        "FONTCONFIG_FILE": str(target / "fonts" / "fonts.conf"),
+        "FONTCONFIG_PATH": str(target / "fonts"),
+    }

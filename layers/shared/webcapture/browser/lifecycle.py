@@ -1,0 +1,232 @@
+"""One browser per warm container: launched on first use, reused by every later invocation, relaunched when
+it has died, and shut down with nothing left behind.
+
+Playwright's sync API binds its objects to the thread that started it, and the local API server (and tests)
+call in from several threads, so all browser work runs on one dedicated worker thread; callers hand it a
+job and wait. On Lambda one request at a time reaches a container, so this costs nothing there.
+
+The Playwright driver and the browser get a private scratch folder as TMPDIR and HOME
+(<cache_dir>/browser-scratch/<pid>-<start time>): Playwright makes its profile and artifacts folders
+there, Chromium its temporary files. It is deleted on shutdown, and a later process deletes the folders of
+dead ones, so /tmp (Lambda's cache_dir) does not fill up across runtime restarts.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import queue
+import shutil
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+from playwright.sync_api import Browser, Playwright, sync_playwright
+
+from webcapture import egress
+from webcapture.browser import processes
+from webcapture.browser.budget import Deadline
+from webcapture.browser.chromium_pack import ChromiumInstall, resolve_chromium
+from webcapture.browser.launch_flags import LAMBDA_FLAGS
+from webcapture.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Inherited by the browser; everything else (credentials above all) stays out of its environment.
+_PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
+
+
+class BrowserHost:
+    """Owns the Playwright driver and the browser. Every method but `submit` and `kill_browser` runs on the
+    worker thread."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name="webcapture-browser", daemon=True)
+        self._thread.start()
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._install: ChromiumInstall | None = None
+        self._scratch: Path | None = None
+        self.pid: int | None = None
+
+    # -- any thread --------------------------------------------------------------------------------------
+
+    def submit(self, job: Callable[[], T], *, wait_s: float | None = None) -> T:
+        """Run job on the worker thread and return its result (or raise its exception)."""
+        if threading.current_thread() is self._thread:
+            return job()
+        future: Future[T] = Future()
+        self._jobs.put((job, future))
+        return future.result(timeout=wait_s)
+
+    def kill_browser(self) -> None:
+        """Kill the browser process group now. Safe from any thread: it only sends signals; the worker
+        notices the dead browser on its next call."""
+        if self.pid is not None:
+            processes.kill_group(self.pid)
+
+    def stop_worker(self) -> None:
+        self._jobs.put(None)
+
+    # -- worker thread -----------------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while (item := self._jobs.get()) is not None:
+            job, future = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(job())
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    def browser(self, deadline: Deadline) -> Browser:
+        """The live browser, launching (or relaunching a dead one) within the deadline."""
+        if self._browser is not None and self._is_healthy():
+            return self._browser
+        if self._browser is not None:
+            log.warning("browser %s is gone; relaunching", self.pid)
+            self._discard_browser()
+        return self._launch(deadline)
+
+    def _is_healthy(self) -> bool:
+        # is_connected() only learns of a crash when Playwright next processes events; the pid check
+        # catches a browser that died while we were idle (between invocations).
+        assert self._browser is not None
+        return self._browser.is_connected() and (self.pid is None or processes.is_alive(self.pid))
+
+    def _launch(self, deadline: Deadline) -> Browser:
+        settings = get_settings()
+        if self._install is None:
+            self._install = resolve_chromium(settings)
+        scratch = self._scratch_dir(Path(settings.cache_dir))
+        if self._playwright is None:
+            self._playwright = _start_driver(scratch)
+        proxy = egress.proxy_server()
+        try:
+            browser = self._playwright.chromium.launch(
+                executable_path=str(self._install.executable),
+                args=[*LAMBDA_FLAGS, *egress.chromium_args()],
+                env=_browser_env(self._install, scratch),
+                proxy={"server": proxy} if proxy else None,
+                timeout=deadline.timeout_ms(),
+                # Lambda sends SIGTERM/SIGINT to the runtime, not to us; let shutdown() close the browser.
+                handle_sigint=False,
+                handle_sigterm=False,
+                handle_sighup=False,
+            )
+        except Exception:
+            # A dead driver cannot launch anything; start a new one next time.
+            self._stop_driver()
+            raise
+        self._browser = browser
+        self.pid = processes.find_browser(scratch)
+        return browser
+
+    def _scratch_dir(self, cache_dir: Path) -> Path:
+        if self._scratch is None:
+            root = cache_dir / "browser-scratch"
+            processes.remove_stale_scratch(root)
+            processes.become_subreaper()
+            self._scratch = root / processes.scratch_name(os.getpid())
+        self._scratch.mkdir(parents=True, exist_ok=True)
+        return self._scratch
+
+    def _discard_browser(self) -> None:
+        browser, self._browser = self._browser, None
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                browser.close()
+        self.kill_browser()
+        self.pid = None
+        if self._install is not None:
+            processes.reap_orphans(self._install.executable, wait_s=0.5)
+
+    def _stop_driver(self) -> None:
+        driver, self._playwright = self._playwright, None
+        if driver is not None:
+            with contextlib.suppress(Exception):
+                driver.stop()
+
+    def shutdown(self) -> None:
+        self._discard_browser()
+        self._stop_driver()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+
+def _start_driver(scratch: Path) -> Playwright:
+    # The driver (a Node process) makes Chromium's profile folder in its os.tmpdir(), read from TMPDIR when
+    # it starts; Playwright has no option for it. Point TMPDIR at our scratch folder just for that start.
+    previous = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(scratch)
+    try:
+        return sync_playwright().start()
+    finally:
+        if previous is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = previous
+
+
+def _browser_env(install: ChromiumInstall, scratch: Path) -> dict[str, str | float | bool]:
+    env: dict[str, str | float | bool] = {
+        name: os.environ[name] for name in _PASSED_ENV if name in os.environ
+    }
+    env.update(install.env)
+    # Lambda's HOME is read-only (or unset); Chromium writes ~/.pki and XDG folders there.
+    for name in ("HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+        env[name] = str(scratch)
+    return env
+
+
+_host: BrowserHost | None = None
+_host_lock = threading.Lock()
+
+
+def host() -> BrowserHost:
+    global _host
+    with _host_lock:
+        if _host is None:
+            _host = BrowserHost()
+        return _host
+
+
+def abandon_host(stuck: BrowserHost) -> None:
+    """Give up on a worker that is stuck inside a call (the watchdog could not free it): kill its browser
+    and let the next request start a new worker and driver."""
+    global _host
+    with _host_lock:
+        if _host is stuck:
+            _host = None
+    stuck.kill_browser()
+    stuck.stop_worker()
+
+
+def shutdown_browser() -> None:
+    """Close the browser and the driver and delete the scratch folder. Called at interpreter exit; tests
+    call it to check that nothing is left behind. The next request launches afresh."""
+    global _host
+    with _host_lock:
+        current, _host = _host, None
+    if current is not None:
+        with contextlib.suppress(Exception):
+            current.submit(current.shutdown, wait_s=30)
+        current.stop_worker()
+
+
+def browser_pid() -> int | None:
+    """The running browser's pid, if one is running (for diagnostics and tests)."""
+    current = _host
+    return current.pid if current is not None else None
+
+
+atexit.register(shutdown_browser)

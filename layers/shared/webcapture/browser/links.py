@@ -1,0 +1,107 @@
+"""The links core (CONTRACT 8).
+
+All of the work happens in one page.evaluate that returns one JSON string: a round trip per element, or
+Playwright's value-by-value serialisation of a large array, would not meet 100,000 links in 2 s.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.models.requests import LinksRequest
+
+# Walks the document in order; a same-origin frame's links take the frame element's place in that order
+# (a cross-origin frame's contentDocument is null and is skipped). Returns [url, text, internal, ...] flat.
+# - href via the element's own property: the browser resolves it against the document's base URL;
+#   an SVG <a> has an object there, so it is resolved by hand.
+# - the fragment is everything after the first '#' of a serialised URL.
+# - text is the rendered text (innerText), whitespace collapsed; innerText of an element that is not
+#   rendered at all (display: none) is its raw source text, which is not visible text, so it counts as "".
+# - internal: same host as the top document's final URL, a leading "www." ignored on both sides.
+_EXTRACT_JS = r"""
+() => {
+  const siteHost = (host) => host.toLowerCase().replace(/\.$/, "").replace(/^www\./, "");
+  const pageHost = siteHost(location.hostname);
+  const collapse = (value) => (value || "").replace(/\s+/g, " ").trim();
+  const out = [];
+  const seen = new Map();
+  const visit = (doc) => {
+    for (const el of doc.querySelectorAll("a[href], area[href], iframe, frame")) {
+      const tag = el.localName;
+      if (tag === "iframe" || tag === "frame") {
+        let inner = null;
+        try { inner = el.contentDocument; } catch (e) { inner = null; }
+        if (inner) visit(inner);
+        continue;
+      }
+      let href = el.href;
+      let host;
+      if (typeof href === "string") {
+        if (!href.startsWith("http:") && !href.startsWith("https:")) continue;
+        host = el.hostname;
+      } else {
+        let parsed;
+        try { parsed = new URL(el.getAttribute("href"), doc.baseURI); } catch (e) { continue; }
+        if (parsed.protocol !== "http:" && parsed.protocol !== "https:") continue;
+        href = parsed.href;
+        host = parsed.hostname;
+      }
+      const hash = href.indexOf("#");
+      if (hash >= 0) href = href.slice(0, hash);
+      let text = el.checkVisibility() ? collapse(el.innerText) : "";
+      if (!text) text = collapse(el.getAttribute("aria-label")) || collapse(el.getAttribute("title"));
+      const at = seen.get(href);
+      if (at === undefined) {
+        seen.set(href, out.length);
+        out.push(href, text, siteHost(host) === pageHost ? 1 : 0);
+      } else if (!out[at + 1] && text) {
+        out[at + 1] = text;
+      }
+    }
+  };
+  visit(document);
+  return JSON.stringify(out);
+}
+"""
+
+
+@dataclass(frozen=True)
+class Link:
+    url: str
+    text: str
+    internal: bool
+
+
+@dataclass(frozen=True)
+class Links:
+    links: tuple[Link, ...]  # document order, deduplicated; externals dropped when not requested
+    final_url: str
+    status_code: int | None
+    requested_url: str
+
+    @property
+    def total_links(self) -> int:
+        return len(self.links)
+
+    @property
+    def internal_links(self) -> int:
+        return sum(1 for link in self.links if link.internal)
+
+    @property
+    def external_links(self) -> int:
+        return self.total_links - self.internal_links
+
+
+def collect_links(request: LinksRequest) -> Links:
+    def extract(loaded: LoadedPage) -> Links:
+        flat = json.loads(loaded.page.evaluate(_EXTRACT_JS))
+        links = tuple(
+            Link(url=flat[i], text=flat[i + 1], internal=bool(flat[i + 2]))
+            for i in range(0, len(flat), 3)
+            if request.includeExternal or flat[i + 2]
+        )
+        return Links(links, loaded.page.url, loaded.status_code, request.url)
+
+    return with_loaded_page(request.url, request.waitTime, extract)

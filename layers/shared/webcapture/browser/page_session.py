@@ -1,0 +1,138 @@
+"""One request's time in the browser: a fresh context, the page loaded, the caller's work, the context closed.
+
+A context is never reused: cookies, storage, cache and service workers of one caller's page must not reach
+the next caller. If the browser turns out to be dead (killed between invocations, crashed), the request
+relaunches it and tries once more, so the caller never sees the previous browser's death.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import TypeVar
+
+from playwright.sync_api import Browser, Page, ViewportSize
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from webcapture import egress
+from webcapture.browser import processes
+from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
+from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
+from webcapture.browser.navigation import navigate
+from webcapture.errors import NavigationFailed
+from webcapture.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# How long past the watchdog a caller still waits for the worker before declaring it stuck.
+_STUCK_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class PageSetup:
+    """The emulated device. Defaults are the spec's viewport defaults."""
+
+    width: int = 1280
+    height: int = 800
+    device_scale_factor: float = 1
+    is_mobile: bool = False
+    has_touch: bool = False
+
+
+@dataclass(frozen=True)
+class LoadedPage:
+    page: Page
+    status_code: int | None
+    deadline: Deadline
+
+
+def with_loaded_page(
+    url: str, wait_time_ms: int, action: Callable[[LoadedPage], T], setup: PageSetup | None = None
+) -> T:
+    """Load url in a fresh context and return action(loaded page), all within the request budget."""
+    egress.check_target(url)  # before any browser work: a refused target costs nothing
+    deadline = Deadline(get_settings().request_budget_ms)
+    current = host()
+    try:
+        return current.submit(
+            lambda: _run(current, url, wait_time_ms, action, setup or PageSetup(), deadline),
+            wait_s=max(deadline.remaining_ms, 0) / 1000 + WATCHDOG_GRACE_S + _STUCK_GRACE_S,
+        )
+    except FutureTimeout:
+        log.error("browser worker stuck past the watchdog; abandoning it")
+        abandon_host(current)
+        raise deadline.expired() from None
+
+
+def _run(
+    current: BrowserHost,
+    url: str,
+    wait_time_ms: int,
+    action: Callable[[LoadedPage], T],
+    setup: PageSetup,
+    deadline: Deadline,
+) -> T:
+    attempt = 1
+    while True:
+        browser = current.browser(deadline)
+        with watchdog(deadline, current.kill_browser) as dog:
+            try:
+                return _in_fresh_context(browser, url, wait_time_ms, action, setup, deadline)
+            except Exception as exc:
+                if dog.fired.is_set():
+                    raise deadline.expired() from exc
+                if isinstance(exc, PlaywrightTimeoutError):
+                    raise deadline.expired() from exc
+                browser_died = not browser.is_connected() or (
+                    current.pid is not None and not processes.is_alive(current.pid)
+                )
+                if not (isinstance(exc, PlaywrightError) and browser_died):
+                    raise
+                if attempt > 1 or deadline.remaining_ms < MIN_STEP_MS:
+                    raise NavigationFailed("The browser stopped while loading the page") from exc
+        log.warning("browser died during a request; relaunching and retrying once")
+        attempt += 1
+
+
+def _in_fresh_context(
+    browser: Browser,
+    url: str,
+    wait_time_ms: int,
+    action: Callable[[LoadedPage], T],
+    setup: PageSetup,
+    deadline: Deadline,
+) -> T:
+    context = browser.new_context(
+        viewport=ViewportSize(width=setup.width, height=setup.height),
+        device_scale_factor=setup.device_scale_factor,
+        is_mobile=setup.is_mobile,
+        has_touch=setup.has_touch,
+        # A context lives for one request, so a service worker could never serve a later one; blocked, it
+        # cannot keep working after the capture either.
+        service_workers=egress.SERVICE_WORKERS,
+        # Nothing a page offers as a download is written to disk.
+        accept_downloads=False,
+    )
+    try:
+        # Any Playwright call below without its own timeout still stops at the budget.
+        context.set_default_timeout(deadline.timeout_ms())
+        page = context.new_page()
+        crashed: list[bool] = []
+        page.on("crash", lambda _page: crashed.append(True))
+        try:
+            status = navigate(page, url, deadline, wait_time_ms)
+            return action(LoadedPage(page, status, deadline))
+        except PlaywrightError as exc:
+            if crashed:
+                # The renderer died on this page (out of memory, say): the page's fault, not ours.
+                raise NavigationFailed("The page crashed the browser tab while loading") from exc
+            raise
+    finally:
+        with contextlib.suppress(Exception):
+            context.close()

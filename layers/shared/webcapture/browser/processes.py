@@ -1,0 +1,144 @@
+"""Process hygiene: finding our browser, killing it, and leaving no zombies or stale scratch folders.
+
+Why this is needed: when a browser dies (crash, OOM kill, or our own time-budget watchdog), its renderer and
+utility processes are orphaned. Linux hands orphans to the nearest "child subreaper", else to PID 1, and on
+this kind of sandbox PID 1 does not reap them (seen: zombie chromium processes under PID 1 after a kill).
+So this process declares itself a subreaper, and reaps (after killing) any Chromium orphan that lands on it.
+Only processes that run our browser's executable are touched, so children that other code spawned (and
+waits for) are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> None:
+    """Make orphaned descendants (dead browsers' renderers) our children, so we can reap them."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                found.extend(
+                    int(part) for part in Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+                )
+    return found
+
+
+def descendants(pid: int) -> Iterator[int]:
+    pending = children(pid)
+    while pending:
+        child = pending.pop()
+        yield child
+        pending.extend(children(child))
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+def state(pid: int) -> str | None:
+    """The one-letter state from /proc/<pid>/stat ('Z' for a zombie), or None when the pid is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name is in parentheses and may itself contain spaces or parentheses.
+    return stat[stat.rindex(")") + 2 :].split(" ", 1)[0]
+
+
+def is_alive(pid: int) -> bool:
+    return state(pid) not in (None, "Z", "X")
+
+
+def find_browser(profile_root: Path) -> int | None:
+    """The pid of the browser whose --user-data-dir lies under profile_root (our private scratch folder)."""
+    marker = f"--user-data-dir={profile_root}{os.sep}"
+    for pid in descendants(os.getpid()):
+        args = cmdline(pid)
+        if any(arg.startswith(marker) for arg in args) and not any(a.startswith("--type=") for a in args):
+            return pid
+    return None
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the browser and everything it started (Playwright starts it as a process-group leader)."""
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def reap_orphans(executable: Path, *, wait_s: float = 0.0) -> int:
+    """Kill and reap every process running `executable` that is our direct child: with Playwright's driver
+    between us and the browser, such a process can only be an orphan of a browser that died. Returns how
+    many were reaped."""
+    names = {executable.name[:15], executable.resolve().name[:15]}
+    deadline = time.monotonic() + wait_s
+    reaped = 0
+    while True:
+        orphans = [pid for pid in children(os.getpid()) if _comm(pid) in names]
+        for pid in orphans:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    reaped += 1
+        if not orphans or time.monotonic() >= deadline:
+            return reaped
+        time.sleep(0.02)
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def remove_stale_scratch(root: Path) -> None:
+    """Delete scratch folders (named <pid>-<start time>) of processes that no longer exist.
+
+    On Lambda /tmp outlives the runtime process: after a timeout kills it, the next runtime on the same
+    container finds the dead one's browser profile here and clears it.
+    """
+    with contextlib.suppress(FileNotFoundError):
+        for entry in root.iterdir():
+            if entry.name != scratch_name(_pid_of(entry.name)):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def scratch_name(pid: int | None) -> str:
+    """<pid>-<process start time>: start time tells a live process from a dead one whose pid was reused."""
+    if pid is None:
+        return ""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    start_ticks = stat[stat.rindex(")") + 2 :].split(" ")[19]
+    return f"{pid}-{start_ticks}"
+
+
+def _pid_of(name: str) -> int | None:
+    head = name.split("-", 1)[0]
+    return int(head) if head.isdigit() else None

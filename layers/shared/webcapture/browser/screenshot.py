@@ -1,0 +1,139 @@
+"""The screenshot core: every option of the spec's screenshot request mapped onto Chromium.
+
+The capture itself goes through CDP's Page.captureScreenshot, because Playwright's screenshot has no webp,
+no clip scale, and no fromSurface, optimizeForSpeed or captureBeyondViewport; these option names are
+Puppeteer's, and so are the semantics followed here:
+- clip wins over fullPage (CONTRACT 7); clip is in CSS pixels of the page, its scale multiplies the output
+  (image = clip size x scale x deviceScaleFactor); with captureBeyondViewport false, the part of the clip
+  outside the viewport comes out blank (Chromium does not render it), so the size stays predictable;
+- fullPage (the default) captures the page's whole CSS content size; with captureBeyondViewport false the
+  viewport is first resized to that size, as Puppeteer does;
+- captureBeyondViewport defaults to true for clip and fullPage captures and is off for a viewport capture;
+- omitBackground clears the default white background for png and webp (jpeg has no alpha);
+- quality applies to jpeg and webp (the request model refuses it for png);
+- viewport.isLandscape: our rule is that a landscape viewport is at least as wide as it is tall, so a
+  portrait width/height pair is swapped; a viewport that is already landscape (or square) is kept, and
+  isLandscape false never swaps (the default 1280x800 is landscape already).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.sync_api import ViewportSize
+
+from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
+from webcapture.images import CONTENT_TYPES, ImageFormat, image_info
+from webcapture.models.requests import ScreenshotOptions, ScreenshotRequest, Viewport
+
+
+@dataclass(frozen=True)
+class Screenshot:
+    image: bytes
+    format: ImageFormat
+    # Measured from the image bytes, not taken from the request.
+    width: int
+    height: int
+    final_url: str  # after redirects: the document that was captured
+    status_code: int | None  # of the main document's last response; None if there was no HTTP response
+    requested_url: str
+
+    @property
+    def size(self) -> int:
+        return len(self.image)
+
+    @property
+    def content_type(self) -> str:
+        return CONTENT_TYPES[self.format]
+
+
+def page_setup(viewport: Viewport) -> PageSetup:
+    width, height = viewport.width, viewport.height
+    if viewport.isLandscape and height > width:
+        width, height = height, width
+    return PageSetup(
+        width=width,
+        height=height,
+        device_scale_factor=viewport.deviceScaleFactor,
+        is_mobile=viewport.isMobile,
+        has_touch=viewport.hasTouch,
+    )
+
+
+def take_screenshot(request: ScreenshotRequest) -> Screenshot:
+    def capture(loaded: LoadedPage) -> Screenshot:
+        image = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
+        info = image_info(image)
+        return Screenshot(
+            image=image,
+            format=info.format,
+            width=info.width,
+            height=info.height,
+            final_url=loaded.page.url,
+            status_code=loaded.status_code,
+            requested_url=request.url,
+        )
+
+    return with_loaded_page(request.url, request.waitTime, capture, page_setup(request.viewport))
+
+
+def _capture(loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor: float) -> bytes:
+    page = loaded.page
+    cdp = page.context.new_cdp_session(page)
+    try:
+        params: dict[str, Any] = {"format": options.type}
+        if options.quality is not None and options.type != "png":
+            params["quality"] = options.quality
+        if options.fromSurface is not None:
+            params["fromSurface"] = options.fromSurface
+        if options.optimizeForSpeed is not None:
+            params["optimizeForSpeed"] = options.optimizeForSpeed
+        # Playwright emulates the device scale factor in its own CDP session; a capture from ours renders
+        # at scale 1 unless told otherwise. So every capture names its region and multiplies the scale by
+        # the device scale factor (checked: byte-identical to Playwright's own screenshot).
+        if options.clip is not None:
+            clip = options.clip
+            user_scale = clip.scale if clip.scale is not None else 1
+            region = _region(clip.x, clip.y, clip.width, clip.height, user_scale * device_scale_factor)
+            # Outside the viewport, a capture that may not go beyond it is left blank, not cropped, so the
+            # image always has the clip's size.
+            params["captureBeyondViewport"] = options.captureBeyondViewport is not False
+        elif options.fullPage:
+            size = cdp.send("Page.getLayoutMetrics")["cssContentSize"]
+            width, height = math.ceil(size["width"]), math.ceil(size["height"])
+            if options.captureBeyondViewport is False:
+                # Puppeteer's way without capturing beyond the viewport: make the viewport the whole page.
+                page.set_viewport_size(ViewportSize(width=width, height=height))
+            params["captureBeyondViewport"] = options.captureBeyondViewport is not False
+            region = _region(0, 0, width, height, device_scale_factor)
+        else:
+            # The visible area, in CSS pixels; on a mobile page zoomed out to fit, the visual viewport is
+            # wider in CSS pixels than the device, and its scale brings it back to the device's size.
+            view = cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
+            region = _region(
+                view["pageX"],
+                view["pageY"],
+                view["clientWidth"],
+                view["clientHeight"],
+                view["scale"] * device_scale_factor,
+            )
+            params["captureBeyondViewport"] = False
+        params["clip"] = region
+
+        if options.omitBackground and options.type in ("png", "webp"):
+            cdp.send(
+                "Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}}
+            )
+        result = cdp.send("Page.captureScreenshot", params)
+        return base64.b64decode(result["data"])
+    finally:
+        with contextlib.suppress(Exception):  # the context closes right after; don't hide a real error
+            cdp.detach()
+
+
+def _region(x: float, y: float, width: float, height: float, scale: float) -> dict[str, float]:
+    return {"x": x, "y": y, "width": width, "height": height, "scale": scale}

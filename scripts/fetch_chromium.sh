@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Fetch the one Chromium build webcapture runs everywhere (Lambda, dev, CI) into a "pack" folder:
+#
+#   chromium.br, al2023.tar.br, fonts.tar.br, swiftshader.tar.br   from the pinned @sparticuz/chromium (npm)
+#   fonts-extra/NotoSansCJK-Regular.ttc, fonts-extra/NotoColorEmoji.ttf   from Debian (apt)
+#   PACK                                                             what is in here (the idempotence stamp)
+#
+# The pack stays compressed; webcapture.browser.chromium_pack unpacks it once per container. The same folder
+# is what the Lambda layer ships at /opt/chromium.
+#
+# Usage: scripts/fetch_chromium.sh [dest]   (default: $WEBCAPTURE_CHROMIUM_PACK or <repo>/.cache/chromium-pack)
+# Needs: npm, apt-get (with package lists; run `apt-get update` once on a fresh machine), dpkg-deb, sha512sum.
+set -euo pipefail
+
+SPARTICUZ_VERSION="153.0.0"
+# From `npm view @sparticuz/chromium@153.0.0 dist.integrity`: refuse a tarball that changed under the same version.
+SPARTICUZ_INTEGRITY="sha512-jiGWqSvPMdu4+P9TilYqAR7yEGPEHINx+lCvE/NqNO/EHYzF/x1hUiI5T6ioVIt7dEy7n88byyT0vk+dnsgQwA=="
+# Debian bookworm packages; apt checks them against the signed archive index.
+NOTO_CJK_DEB="${WEBCAPTURE_NOTO_CJK_DEB:-fonts-noto-cjk=1:20220127+repack1-1}"
+NOTO_EMOJI_DEB="${WEBCAPTURE_NOTO_EMOJI_DEB:-fonts-noto-color-emoji=2.042-0+deb12u1}"
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${1:-${WEBCAPTURE_CHROMIUM_PACK:-$repo/.cache/chromium-pack}}"
+want="sparticuz-chromium=$SPARTICUZ_VERSION $NOTO_CJK_DEB $NOTO_EMOJI_DEB"
+
+if [[ -f "$dest/PACK" && "$(cat "$dest/PACK")" == "$want" ]]; then
+    echo "chromium pack up to date: $dest"
+    exit 0
+fi
+
+mkdir -p "$(dirname "$dest")"
+work="$(mktemp -d "${TMPDIR:-/tmp}/webcapture-pack.XXXXXX")"
+staging="$dest.partial.$$"
+trap 'rm -rf "$work" "$staging"' EXIT
+mkdir -p "$staging/fonts-extra" "$work/deb"
+
+echo "fetching @sparticuz/chromium@$SPARTICUZ_VERSION"
+tarball="$(cd "$work" && npm pack --silent "@sparticuz/chromium@$SPARTICUZ_VERSION" 2>/dev/null | tail -n1)"
+got="sha512-$(sha512sum "$work/$tarball" | cut -d' ' -f1 | xxd -r -p | base64 -w0)"
+if [[ "$got" != "$SPARTICUZ_INTEGRITY" ]]; then
+    echo "integrity mismatch for $tarball: $got" >&2
+    exit 1
+fi
+tar -xzf "$work/$tarball" -C "$work" package/bin
+cp "$work"/package/bin/{chromium.br,al2023.tar.br,fonts.tar.br,swiftshader.tar.br} "$staging/"
+
+echo "fetching $NOTO_CJK_DEB $NOTO_EMOJI_DEB"
+# apt-get download writes into the current folder; the _apt sandbox warning when run as root is harmless.
+(cd "$work/deb" && apt-get download -qq "$NOTO_CJK_DEB" "$NOTO_EMOJI_DEB" 2>&1 | grep -v "unsandboxed" || true)
+for deb in "$work"/deb/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
+# One regular CJK face only: the Bold and Serif collections would add 73 MB to a size-bounded layer, and
+# Chromium synthesises bold from the regular face.
+cp "$work/root/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc" "$staging/fonts-extra/"
+cp "$work/root/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf" "$staging/fonts-extra/"
+
+printf '%s\n' "$want" >"$staging/PACK"
+rm -rf "$dest"
+mv "$staging" "$dest"
+trap 'rm -rf "$work"' EXIT
+
+echo "chromium pack ready: $dest"
+du -b "$dest"/*.br "$dest"/fonts-extra/* | awk '{printf "  %6.1f MB  %s\n", $1 / 1e6, $2}'
+du -sb "$dest" | awk '{printf "  %6.1f MB  total\n", $1 / 1e6}'
