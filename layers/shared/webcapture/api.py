@@ -59,7 +59,7 @@ def _caller_or_none(app: APIGatewayRestResolver) -> Caller | None:
 
 def _contract_middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
     request_id = request_id_of(app.current_event.raw_event)
-    app.append_context(request_id=request_id)
+    app.append_context(request_id=request_id)  # type: ignore[no-untyped-call]
     logger.set_correlation_id(request_id)
     metering.start_request()
     try:
@@ -112,3 +112,15 @@ def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operat
     metrics.add_metric(name=f"{operation.value}.Success", unit="Count", value=1)
     body = success_body(data, request_id(app), cost_of(operation))
     return Response(200, content_types.APPLICATION_JSON, _json(body))
+
+
+def binary(app: APIGatewayRestResolver, body: bytes, content_type: str) -> Response[bytes]:
+    """Raw bytes; Powertools base64-encodes them for API Gateway's binary media types."""
+    return Response(200, content_type, body, headers={"Cache-Control": "no-store"})
+
+
+def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
+              operation: Operation) -> Response[str]:
+    """303 to where the result was stored, with the JSON envelope for clients that read the body."""
+    body = success_body(data, request_id(app), cost_of(operation))
+    return Response(303, content_types.APPLICATION_JSON, _json(body), headers={"Location": location})

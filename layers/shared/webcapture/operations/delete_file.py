@@ -16,4 +16,5 @@ def delete_file(caller: Caller, request: FileDeleteRequest) -> dict[str, Any]:
         result = delete_stored_file(
             user_id=caller.user_id, file_id=request.fileId, delete_from_storage=request.deleteFromStorage
         )
-    return result.as_data()
+    data: dict[str, Any] = result.as_data()
+    return data

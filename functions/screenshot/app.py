@@ -1,0 +1,33 @@
+"""POST /v1/web/screenshot: a page as png, jpeg or webp (bytes, base64 JSON, or stored with a URL)."""
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from webcapture.api import binary, create_resolver, current_caller, request_body, see_other, success
+from webcapture.credits import Operation
+from webcapture.models.requests import ScreenshotRequest
+from webcapture.observability import logger, metrics, tracer
+from webcapture.operations.take_screenshot import capture_screenshot
+
+app = create_resolver()
+
+
+@app.post("/v1/web/screenshot")
+@tracer.capture_method
+def screenshot() -> Response[Any]:
+    request = request_body(app, ScreenshotRequest)
+    answer = capture_screenshot(current_caller(app), request, app.current_event.headers.get("Accept"))
+    if answer.form == "binary":
+        return binary(app, answer.image, answer.content_type)
+    if answer.form == "redirect":
+        return see_other(app, answer.location, answer.data or {}, Operation.SCREENSHOT)
+    return success(app, answer.data or {}, Operation.SCREENSHOT)
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)
