@@ -1,0 +1,146 @@
+"""Page to model input: main content only, visible text only, Markdown, cut to the budget."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+
+from tests.support.ai_pages import INJECTION_MARKERS, INJECTION_PAGE, PRODUCT_PAGE, PRODUCT_PRICE
+from webcapture.ai.page_content import TRUNCATION_NOTE, cut_to_budget, is_hidden, page_to_markdown
+
+
+def test_product_page_keeps_main_content_as_markdown() -> None:
+    page = page_to_markdown(PRODUCT_PAGE, "https://shop.example/p/tb2", 10_000)
+
+    assert page.title == "Trailblazer 2 Hiking Boot | Example Outdoor"
+    assert page.markdown.startswith("# Trailblazer 2 Hiking Boot")
+    assert f"Price: **{PRODUCT_PRICE}**" in page.markdown
+    # Underscores are not escaped: the model must read values verbatim.
+    assert "trail_blazer_2" in page.markdown
+    # Links and images absolute against the page URL.
+    assert "[Add to cart](https://shop.example/cart?add=tb2)" in page.markdown
+    assert "![The boot from the side](https://shop.example/img/tb2.jpg)" in page.markdown
+    assert not page.truncated
+    assert page.original_chars == len(page.markdown)
+
+
+@pytest.mark.parametrize("word", ["SCRIPT_TEXT", "SIDEBAR_TEXT", "FOOTER_TEXT", "Men", "Women", "promo"])
+def test_product_page_drops_scripts_styles_and_chrome(word: str) -> None:
+    page = page_to_markdown(PRODUCT_PAGE, "https://shop.example/p/tb2", 10_000)
+    assert word not in page.markdown
+
+
+def test_hidden_injections_are_removed() -> None:
+    page = page_to_markdown(INJECTION_PAGE, "https://shop.example/p/tb2", 10_000)
+    for marker in INJECTION_MARKERS:
+        assert marker not in page.markdown
+    assert "Visible description: sturdy boot." in page.markdown
+    assert PRODUCT_PRICE in page.markdown
+
+
+@pytest.mark.parametrize(
+    ("html", "hidden"),
+    [
+        ("<p hidden>x</p>", True),
+        ('<p hidden="until-found">x</p>', True),
+        ('<p aria-hidden="TRUE">x</p>', True),
+        ('<p aria-hidden="false">x</p>', False),
+        ('<p style="display:none">x</p>', True),
+        ('<p style="DISPLAY : none !important">x</p>', True),
+        ('<p style="display:block">x</p>', False),
+        ('<p style="visibility:collapse">x</p>', True),
+        ('<p style="opacity:0.0">x</p>', True),
+        ('<p style="opacity:0.5">x</p>', False),
+        ('<p style="font-size:0px">x</p>', True),
+        ('<p style="font-size:10px">x</p>', False),
+        ('<p style="content-visibility: hidden">x</p>', True),
+        ('<input type="hidden" value="x">', True),
+        ("<dialog>x</dialog>", True),
+        ("<dialog open>x</dialog>", False),
+        ("<p>x</p>", False),
+    ],
+)
+def test_is_hidden(html: str, hidden: bool) -> None:
+    tag = BeautifulSoup(html, "html.parser").find(True)
+    assert tag is not None
+    assert is_hidden(tag) is hidden
+
+
+def test_article_header_is_kept_but_page_header_is_not() -> None:
+    html = """<body><header>SITE BANNER</header>
+    <section><header><h2>Section title</h2></header><p>Body text.</p></section>
+    <div role="navigation">MENU</div><div role="banner">BANNER ROLE</div></body>"""
+    markdown = page_to_markdown(html, "https://e.example/", 0).markdown
+    assert "Section title" in markdown
+    assert "Body text." in markdown
+    for chrome in ("SITE BANNER", "MENU", "BANNER ROLE"):
+        assert chrome not in markdown
+
+
+def test_main_is_preferred_over_the_rest_of_the_body() -> None:
+    html = "<body><div>Cookie notice OUTSIDE</div><div role='main'><p>The real content.</p></div></body>"
+    markdown = page_to_markdown(html, "https://e.example/", 0).markdown
+    assert markdown == "The real content."
+
+
+def test_a_small_article_does_not_replace_the_page() -> None:
+    # A product page that marks only a review as <article> must keep the product.
+    html = (
+        "<body><h1>Product X</h1><p>" + "Specs and price 10 EUR. " * 20 + "</p>"
+        "<article><p>Great product, 5 stars.</p></article></body>"
+    )
+    markdown = page_to_markdown(html, "https://e.example/", 0).markdown
+    assert "Product X" in markdown
+    assert "Great product" in markdown
+
+
+def test_a_dominant_article_is_used() -> None:
+    html = "<body><div>Share this!</div><article><p>" + "Story text. " * 50 + "</p></article></body>"
+    markdown = page_to_markdown(html, "https://e.example/", 0).markdown
+    assert "Share this!" not in markdown
+    assert markdown.startswith("Story text.")
+
+
+def test_a_page_that_is_only_chrome_still_gives_its_visible_text() -> None:
+    html = "<body><nav><a href='/a'>Only a menu</a></nav><p hidden>secret</p></body>"
+    markdown = page_to_markdown(html, "https://e.example/x/", 0).markdown
+    assert markdown == "[Only a menu](https://e.example/a)"
+
+
+def test_script_links_and_inline_images_are_dropped() -> None:
+    html = """<main><a href="javascript:steal()">Click</a> <a href="mailto:a@b.example">Mail</a>
+    <img src="data:image/png;base64,AAAAAAAA" alt="inline logo"> <img src="data:x"></main>"""
+    markdown = page_to_markdown(html, "https://e.example/", 0).markdown
+    assert "javascript" not in markdown
+    assert "Click" in markdown
+    assert "[Mail](mailto:a@b.example)" in markdown
+    assert "inline logo" in markdown
+    assert "base64" not in markdown
+
+
+def test_base_href_is_honoured() -> None:
+    html = '<head><base href="https://cdn.example/assets/"></head><main><a href="x.html">X</a></main>'
+    assert (
+        "[X](https://cdn.example/assets/x.html)" in page_to_markdown(html, "https://e.example/", 0).markdown
+    )
+
+
+def test_budget_cut_reports_truncation() -> None:
+    paragraphs = "\n".join(f"<p>Paragraph number {i} with some words.</p>" for i in range(200))
+    page = page_to_markdown(f"<main>{paragraphs}</main>", "https://e.example/", 500)
+    assert page.truncated
+    assert len(page.markdown) <= 500
+    assert page.markdown.endswith(TRUNCATION_NOTE)
+    assert page.original_chars > 500
+    # Cut at a line end: the last kept paragraph is whole.
+    last_line = page.markdown[: -len(TRUNCATION_NOTE)].rstrip().splitlines()[-1]
+    assert last_line.endswith("with some words.")
+
+
+def test_cut_to_budget_without_line_breaks_and_within_budget() -> None:
+    assert cut_to_budget("abc", 10) == ("abc", False)
+    assert cut_to_budget("abc", 0) == ("abc", False)
+    cut, truncated = cut_to_budget("x" * 1000, 200)
+    assert truncated
+    assert len(cut) == 200
+    assert cut.startswith("x" * 100)
