@@ -8,12 +8,12 @@ from collections.abc import Iterator
 import boto3
 import pytest
 from moto import mock_aws
-from webcapture import aws
-from webcapture.settings import get_settings
 
 from localapi.aws_emulator import create_template_resources
 from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
+from webcapture import aws
+from webcapture.settings import get_settings
 
 # Nothing in the tests may reach real AWS: fake credentials, a fixed region, no X-Ray.
 os.environ.update(

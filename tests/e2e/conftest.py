@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from webcapture import aws
-from webcapture.settings import get_settings
 
 from tests.support.local_api import LocalApi, start_local_api
+from webcapture import aws
+from webcapture.settings import get_settings
 
 JWT_SECRET = "e2e-session-secret-long-enough-for-hs256"
 

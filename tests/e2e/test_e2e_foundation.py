@@ -10,12 +10,12 @@ import boto3
 import jwt
 import pytest
 import requests
-from webcapture import stored_files
-from webcapture.auth import api_keys
-from webcapture.settings import get_settings
 
 from tests.e2e.conftest import JWT_SECRET
 from tests.support.local_api import LocalApi
+from webcapture import stored_files
+from webcapture.auth import api_keys
+from webcapture.settings import get_settings
 
 UNAUTHORIZED = {"code": "UNAUTHORIZED", "message": "Authentication required"}
 

@@ -8,6 +8,7 @@ import re
 import time
 
 import boto3
+
 from webcapture.auth import api_keys
 from webcapture.settings import get_settings
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import jwt
 import pytest
+
 from webcapture.auth import api_keys
 from webcapture.settings import get_settings
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
 from webcapture import metering
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller

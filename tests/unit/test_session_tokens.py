@@ -11,11 +11,11 @@ from typing import Any
 import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
+
+from tests.support.jwks_server import jwks_for, make_keys, serve_jwks
 from webcapture.auth.session_tokens import verify_session_token
 from webcapture.errors import Unauthorized
 from webcapture.settings import Settings
-
-from tests.support.jwks_server import jwks_for, make_keys, serve_jwks
 
 KEYS = make_keys()
 SECRET = "s3cret-for-hs256-tests-which-is-long-enough"

@@ -7,6 +7,7 @@ import json
 import boto3
 import pytest
 from botocore.exceptions import ClientError
+
 from webcapture import stored_files
 from webcapture.settings import get_settings
 

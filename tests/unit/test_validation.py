@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+
 from webcapture.errors import InvalidJson, PayloadTooLarge, RequestValidationError
 from webcapture.models.requests import (
     AiExtractRequest,

@@ -79,7 +79,10 @@ class AiProviderTimeout(ApiError):
 
 class AiNotConfigured(ApiError):
     status, code = 503, "AI_NOT_CONFIGURED"
-    default_message = "No AI provider is configured: set OPENAI_API_KEY (or OPENAI_API_KEY_SECRET) and optionally OPENAI_BASE_URL"
+    default_message = (
+        "No AI provider is configured: set OPENAI_API_KEY (or OPENAI_API_KEY_SECRET), "
+        "and OPENAI_BASE_URL for an OpenAI-compatible server"
+    )
 
 
 class InternalError(ApiError):

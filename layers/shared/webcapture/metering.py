@@ -7,7 +7,7 @@ concurrent requests can never spend more than `remaining`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +21,10 @@ from webcapture.envelopes import utc_timestamp
 from webcapture.errors import Unauthorized, UsageExceeded
 from webcapture.settings import get_settings
 
-_USABLE = "attribute_exists(keyHash) AND enabled = :true AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
+_USABLE = (
+    "attribute_exists(keyHash) AND enabled = :true"
+    " AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
+)
 _COUNT = "SET requestCount = if_not_exists(requestCount, :zero) + :one, lastRequest = :now"
 
 
@@ -44,7 +47,8 @@ def _table() -> Any:
 def _update(key_hash: str, cost: int, *, limited: bool, now: str) -> None:
     values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1}
     if limited:
-        expression, condition = _COUNT + ", remaining = remaining - :cost", _USABLE + " AND remaining >= :cost"
+        expression = _COUNT + ", remaining = remaining - :cost"
+        condition = _USABLE + " AND remaining >= :cost"
         values[":cost"] = cost
     else:
         expression, condition = _COUNT, _USABLE + " AND attribute_not_exists(remaining)"
@@ -80,7 +84,7 @@ def reserve(caller: Caller, cost: int) -> Reservation:
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            item = error.response.get("Item")
+            item: dict[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
             if not item:
                 raise Unauthorized("Authentication required. The API key is unknown.") from None
             record = ApiKeyRecord(_from_wire(item))
@@ -127,12 +131,11 @@ def count_request(caller: Caller) -> None:
         return
     _counted.set(True)
     now = utc_timestamp()
-    try:
+    # Counting must never turn a 4xx answer into a 500.
+    with suppress(ClientError):
         _table().update_item(
             Key={"keyHash": caller.key_hash},
             UpdateExpression=_COUNT,
             ConditionExpression="attribute_exists(keyHash)",
             ExpressionAttributeValues={":zero": 0, ":one": 1, ":now": now},
         )
-    except ClientError:
-        pass  # counting must never turn a 4xx answer into a 500

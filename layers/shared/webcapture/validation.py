@@ -54,8 +54,9 @@ def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
     value = error.get("input")
 
     if kind == "missing":
-        return {"code": "invalid_type", "expected": _expected_for_missing(model, path), "received": "undefined",
-                "path": path, "message": "Required"}
+        expected = _expected_for_missing(model, path)
+        return {"code": "invalid_type", "expected": expected, "received": "undefined", "path": path,
+                "message": "Required"}
     if kind in _EXPECTED_BY_ERROR:
         expected = _EXPECTED_BY_ERROR[kind]
         received = received_type(value, expected=expected)

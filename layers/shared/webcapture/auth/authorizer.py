@@ -16,7 +16,8 @@ def authenticate(authorization: str | None) -> dict[str, str]:
     if scheme.lower() != "bearer" or not token:
         raise Unauthorized()
     if looks_like_jwt(token):
-        return {"userId": verify_session_token(token), "tokenKind": "session", "keyId": "", "limited": "false"}
+        user_id = verify_session_token(token)
+        return {"userId": user_id, "tokenKind": "session", "keyId": "", "limited": "false"}
     if not api_keys.looks_like_api_key(token):
         raise Unauthorized()
     record = api_keys.find_by_key(token)  # one GetItem on the hash
@@ -39,7 +40,9 @@ def allow_all_routes(method_arn: str, principal_id: str, context: dict[str, str]
         "principalId": principal_id,
         "policyDocument": {
             "Version": "2012-10-17",
-            "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": f"{prefix}/{stage}/*"}],
+            "Statement": [
+                {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": f"{prefix}/{stage}/*"}
+            ],
         },
         "context": context,
     }
