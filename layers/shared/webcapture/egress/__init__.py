@@ -1,25 +1,78 @@
-"""Egress policy (CONTRACT 13): which addresses the browser may reach.
+"""Egress policy (CONTRACT 13): no request the browser makes reaches a non-public address.
 
-INTERFACE STUB, to be replaced by the egress-guard work. The browser code depends only on these three
-names; their signatures stay.
+- `check_target(url)`: the fast check at the API edge (edge.py).
+- `proxy_server()` / `chromium_args()`: the IP-pinning proxy every browser request goes through (proxy.py)
+  and the Chromium flags that send everything to it (chromium.py).
+- `refusal_log()`: which requests the proxy refused while a capture ran (refusals.py), so a main document
+  redirected to an internal address is answered 400 URL_NOT_ALLOWED.
+
+Modules: addresses (which IPs), hosts (browser-exact URL/host parsing), resolver (DNS with a test hook),
+policy (the decision for host:port), http1 (the proxy's HTTP), proxy, chromium, refusals, edge.
 """
 
 from __future__ import annotations
 
-
-def check_target(url: str) -> None:
-    """Resolve the target's host and raise webcapture.errors.UrlNotAllowed unless every address is allowed.
-
-    Called at the API edge before any browser work (cheap, no credit spent on refusal).
-    """
-    return None
+from webcapture.egress.addresses import Verdict, classify
+from webcapture.egress.chromium import (
+    SERVICE_WORKERS,
+    context_options,
+    hardening_args,
+    navigation_allowed,
+    sanitize_args,
+)
+from webcapture.egress.edge import check_target
+from webcapture.egress.hosts import parse_host
+from webcapture.egress.policy import port_allowed
+from webcapture.egress.proxy import EgressProxy, stop_proxy_server
+from webcapture.egress.proxy import proxy_server as _start_proxy
+from webcapture.egress.refusals import (
+    EGRESS_HEADER,
+    REFUSED,
+    TIMED_OUT,
+    UNREACHABLE,
+    UNRESOLVED,
+    Refusal,
+    RefusalLog,
+    egress_outcome,
+    refusal_log,
+)
+from webcapture.egress.resolver import ResolverHook, resolver_hook, set_resolver_hook
 
 
 def chromium_args() -> list[str]:
-    """Extra Chromium flags the egress policy needs (proxy server, hardening)."""
-    return []
+    """Extra Chromium flags the egress policy needs (proxy server, hardening). Starts the proxy."""
+    return hardening_args(_start_proxy())
 
 
 def proxy_server() -> str | None:
     """The egress proxy's address for Playwright's `proxy` launch option, starting it on first use."""
-    return None
+    return _start_proxy()
+
+
+__all__ = [
+    "EGRESS_HEADER",
+    "REFUSED",
+    "SERVICE_WORKERS",
+    "TIMED_OUT",
+    "UNREACHABLE",
+    "UNRESOLVED",
+    "EgressProxy",
+    "Refusal",
+    "RefusalLog",
+    "ResolverHook",
+    "Verdict",
+    "check_target",
+    "chromium_args",
+    "classify",
+    "context_options",
+    "egress_outcome",
+    "navigation_allowed",
+    "parse_host",
+    "port_allowed",
+    "proxy_server",
+    "refusal_log",
+    "resolver_hook",
+    "sanitize_args",
+    "set_resolver_hook",
+    "stop_proxy_server",
+]
