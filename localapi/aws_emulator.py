@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,13 @@ class AwsEmulator:
 
     def create_resources(self, template: dict[str, Any], resolver: Resolver) -> None:
         create_template_resources(self._client("dynamodb"), self._client("s3"), template, resolver)
+
+    def allow_public_reads(self, bucket: str, prefix: str) -> None:
+        """What CloudFront's read grant is deployed: anyone may GET objects under the prefix."""
+        policy = {"Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+            "Resource": f"arn:aws:s3:::{bucket}/{prefix}*"}]}
+        self._client("s3").put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
 
 
 def create_template_resources(dynamodb: Any, s3: Any, template: dict[str, Any], resolver: Resolver) -> None:

@@ -15,7 +15,10 @@ JWT_SECRET = "e2e-session-secret-long-enough-for-hs256"
 
 @pytest.fixture(scope="session")
 def local_api() -> Iterator[LocalApi]:
-    api = start_local_api({"JWT_HS256_SECRET": JWT_SECRET, "WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8"})
+    # Loopback is allowed for this stack only so it can reach the suite's own fixture server; a short
+    # request budget keeps the never-loading page's test brief.
+    api = start_local_api({"JWT_HS256_SECRET": JWT_SECRET, "WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8",
+                           "WEBCAPTURE_REQUEST_BUDGET_MS": "8000"})
     yield api
     api.stop()
 

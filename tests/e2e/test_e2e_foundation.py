@@ -57,7 +57,7 @@ def test_401_cases(local_api: LocalApi, case: str) -> None:
         "bearer-empty": "Bearer ",
         "unknown-key": f"Bearer {api_keys.generate_key()}",
         "garbage": "Bearer not-a-key",
-        "bad-jwt": "Bearer " + jwt.encode({"sub": "x", "exp": int(time.time()) + 60}, "wrong-secret-long-enough!!",
+        "bad-jwt": "Bearer " + jwt.encode({"sub": "x", "exp": int(time.time()) + 60}, "a-wrong-secret-that-is-long-enough-for-hs256",
                                           algorithm="HS256"),
         "expired-jwt": "Bearer " + session_token(exp=int(time.time()) - 3600),
         "jwt-no-sub": "Bearer " + session_token(sub=None),
