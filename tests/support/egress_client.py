@@ -71,5 +71,5 @@ def connect(proxy_url: str, authority: str, timeout: float = 10.0) -> tuple[Resp
     sock = open_proxy(proxy_url, timeout)
     sock.sendall(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode())
     response, rest = read_head(sock)
-    assert rest == b"", "the proxy sent bytes after its CONNECT answer"
+    response.body = rest  # a refusal's body; empty for an established tunnel
     return response, sock

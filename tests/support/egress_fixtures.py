@@ -13,26 +13,15 @@ Names the test resolver knows (all under the reserved .test TLD):
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
+from tests.support.egress_names import CANARY, EXAMPLE_PUBLIC, PUBLIC, ProxyUnderTest
 from tests.support.egress_resolvers import MapResolver, SpyConnector, rebinding
 from tests.support.egress_servers import Servers
 from webcapture.egress import EgressProxy, RefusalLog, refusal_log, resolver_hook
 from webcapture.egress.proxy import Timeouts
 from webcapture.settings import get_settings
-
-PUBLIC = "127.0.0.2"
-CANARY = "127.0.0.1"
-EXAMPLE_PUBLIC = "93.184.216.34"
-
-
-@dataclass
-class ProxyUnderTest:
-    url: str
-    spy: SpyConnector
-    proxy: EgressProxy
 
 
 @pytest.fixture

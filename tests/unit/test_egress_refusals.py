@@ -115,9 +115,12 @@ def test_find_matches_host_and_port_in_any_spelling() -> None:
 def test_the_log_is_safe_to_fill_from_other_threads() -> None:
     refusal = Refusal(host="10.0.0.1", port=80, address="10.0.0.1", reason="private", stage="proxy")
     with refusal_log() as log:
-        threads = [
-            threading.Thread(target=lambda: [record_refusal(refusal) for _ in range(50)]) for _ in range(8)
-        ]
+
+        def fill() -> None:
+            for _ in range(50):
+                record_refusal(refusal)
+
+        threads = [threading.Thread(target=fill) for _ in range(8)]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -66,6 +66,7 @@ __all__ = [
     "classify",
     "context_options",
     "egress_outcome",
+    "hardening_args",
     "navigation_allowed",
     "parse_host",
     "port_allowed",
