@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.local_api import LocalApi, start_local_api
 from webcapture import aws
 from webcapture.settings import get_settings
@@ -14,11 +15,19 @@ JWT_SECRET = "e2e-session-secret-long-enough-for-hs256"
 
 
 @pytest.fixture(scope="session")
-def local_api() -> Iterator[LocalApi]:
+def fake_openai() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def local_api(fake_openai: FakeOpenAI) -> Iterator[LocalApi]:
     # Loopback is allowed for this stack only so it can reach the suite's own fixture server; a short
     # request budget keeps the never-loading page's test brief.
     api = start_local_api({"JWT_HS256_SECRET": JWT_SECRET, "WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8",
-                           "WEBCAPTURE_REQUEST_BUDGET_MS": "8000"})
+                           "WEBCAPTURE_REQUEST_BUDGET_MS": "8000",
+                           "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-e2e-test-key",
+                           "WEBCAPTURE_AI_TIMEOUT_S": "3"})
     yield api
     api.stop()
 

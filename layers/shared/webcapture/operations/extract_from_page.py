@@ -1,0 +1,28 @@
+"""POST /v1/web/ai-extract (CONTRACT 9): the rendered page, turned into Markdown, asked to the model."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from webcapture import egress
+from webcapture.ai import check_provider, run_extraction, validate_ai_request
+from webcapture.auth.caller import Caller
+from webcapture.browser.page_load import load_page
+from webcapture.credits import Operation, cost_of
+from webcapture.metering import metered
+from webcapture.models.requests import AiExtractRequest
+from webcapture.settings import get_settings
+
+
+def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, Any]:
+    # Everything that can be refused without loading the page is refused first, and costs nothing.
+    validate_ai_request(request)
+    check_provider()
+    egress.check_target(request.url)
+    # One budget for the page and the model together, so the answer comes before API Gateway gives up.
+    deadline = time.monotonic() + get_settings().request_budget_ms / 1000
+    with metered(caller, cost_of(Operation.AI_EXTRACT)):
+        page = load_page(request.url, request.waitTime)
+        result = run_extraction(request, page.html, page.final_url, deadline=deadline)
+    return result.to_data()

@@ -1,0 +1,99 @@
+"""Over real HTTP against the local API: real Chromium loads the page, the real openai client calls a
+scripted OpenAI-compatible server on loopback."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.ai_pages import PRODUCT_PRICE, PRODUCT_TITLE
+from tests.support.fake_openai import DEFAULT_MODEL, FakeOpenAI, completion, error, json_completion
+from tests.support.fixture_server import get_server
+from tests.support.local_api import LocalApi
+from webcapture.auth import api_keys
+
+SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}, "price": {"type": "string"}},
+          "required": ["title", "price"], "additionalProperties": False}
+
+
+def sent_text(server: FakeOpenAI) -> str:
+    return json.dumps(server.requests[-1].body)
+
+
+@pytest.fixture(autouse=True)
+def fresh_script(fake_openai: FakeOpenAI) -> None:
+    fake_openai.requests.clear()
+    assert fake_openai.pending == 0
+
+
+def test_product_page_is_extracted_against_the_schema(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(json_completion({"title": PRODUCT_TITLE, "price": PRODUCT_PRICE},
+                                       prompt_tokens=321, completion_tokens=12))
+    response = local_api.call("POST", "/v1/web/ai-extract", json={
+        "url": get_server().url("/product.html"), "prompt": "Extract the product title and price",
+        "response_format": {"type": "json_schema", "json_schema": {"name": "product", "schema": SCHEMA}}})
+    body = assert_success(response, 5)
+    data: dict[str, Any] = body["data"]
+    assert data["extracted"] == {"title": PRODUCT_TITLE, "price": PRODUCT_PRICE}
+    assert "text" not in data
+    meta = data["metadata"]
+    assert meta["model"] == DEFAULT_MODEL and meta["fieldsExtracted"] == 2
+    assert (meta["inputTokens"], meta["outputTokens"]) == (321, 12)
+    assert meta["url"] == get_server().url("/product.html")
+    request = fake_openai.requests[-1].body
+    assert request["response_format"]["type"] == "json_schema"
+    assert request["response_format"]["json_schema"]["schema"] == SCHEMA
+    text = sent_text(fake_openai)
+    assert PRODUCT_TITLE in text and "149.99" in text
+    assert "SCRIPT_TEXT_MUST_NOT_APPEAR" not in text  # scripts never reach the model
+
+
+def test_hidden_injection_never_reaches_the_model(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(json_completion({"title": PRODUCT_TITLE, "price": PRODUCT_PRICE}))
+    response = local_api.call("POST", "/v1/web/ai-extract", json={
+        "url": get_server().url("/injection.html"), "prompt": "Extract the product",
+        "response_format": {"type": "json_schema", "schema": SCHEMA}})
+    assert assert_success(response, 5)["data"]["extracted"]["title"] == PRODUCT_TITLE
+    text = sent_text(fake_openai)
+    assert "Visible description: sturdy boot." in text
+    assert "INJECTED" not in text
+
+
+def test_text_summary(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(completion("A waterproof hiking boot for $149.99."))
+    response = local_api.call("POST", "/v1/web/ai-extract", json={
+        "url": get_server().url("/product.html"), "responseType": "text"})
+    data = assert_success(response, 5)["data"]
+    assert data["text"] == "A waterproof hiking boot for $149.99."
+    assert "extracted" not in data and data["metadata"]["fieldsExtracted"] == 0
+    assert "response_format" not in fake_openai.requests[-1].body
+
+
+def test_provider_failure_is_502_and_refunded(stack_aws: LocalApi, fake_openai: FakeOpenAI) -> None:
+    key, _ = api_keys.create_key("ai-user", "k", remaining=10)
+    fake_openai.script(error(500, "upstream exploded"))
+    response = stack_aws.call("POST", "/v1/web/ai-extract", key=key, json={
+        "url": get_server().url("/product.html"), "prompt": "Extract the product"})
+    body = assert_envelope_error(response, 502, "AI_PROVIDER_ERROR")
+    assert "sk-e2e-test-key" not in json.dumps(body)
+    record = api_keys.find_by_key(key)
+    assert record is not None and record.public()["remaining"] == 10
+
+
+@pytest.mark.parametrize(("payload", "path"), [
+    ({}, ["prompt"]),
+    ({"prompt": "x" * 1001}, ["prompt"]),
+    ({"prompt": "p", "instructions": "x" * 501}, ["instructions"]),
+    ({"response_format": {"type": "json_schema", "schema": {"type": "nonsense"}}}, ["response_format"]),
+    ({"prompt": "p", "responseType": "yaml"}, ["responseType"]),
+])
+def test_bad_input_is_422_and_never_calls_the_model(local_api: LocalApi, fake_openai: FakeOpenAI,
+                                                    payload: dict[str, Any], path: list[str]) -> None:
+    response = local_api.call("POST", "/v1/web/ai-extract", json={"url": get_server().url("/product.html"),
+                                                                   **payload})
+    assert response.status_code == 422, response.text
+    assert [issue["path"] for issue in response.json()["error"]["issues"]] == [path]
+    assert fake_openai.requests == []
