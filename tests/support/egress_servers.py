@@ -34,6 +34,7 @@ class _Counting:
 class _HTTPServer(_Counting, ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # the default 5 drops bursts of connects (a 1 s SYN retry each)
 
     def __init__(self, host: str, port: int, handler: type[BaseHTTPRequestHandler]) -> None:
         self.lock = threading.Lock()

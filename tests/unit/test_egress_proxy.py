@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import http.client
+import logging
 import os
 import re
 import socket
@@ -150,6 +151,24 @@ def test_connect_by_name_goes_to_the_checked_address(servers: Servers, proxy: Pr
         sock.sendall(b"ping")
         assert sock.recv(4) == b"ping"
     assert proxy.spy.attempts == [(PUBLIC, servers.echo.port)]
+
+
+def test_many_concurrent_requests_are_each_judged_alone(servers: Servers, proxy: ProxyUnderTest) -> None:
+    # Chromium opens dozens of proxy connections at once; allowed and refused ones interleave.
+    urls = [f"http://{name}:{servers.port}/hello" for name in ("public.test", "internal.test") * 25]
+    results: dict[int, int] = {}
+
+    def fetch(index: int) -> None:
+        results[index] = get(proxy.url, urls[index]).status
+
+    threads = [threading.Thread(target=fetch, args=(i,)) for i in range(len(urls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert [results[i] for i in range(len(urls))] == [200, 403] * 25
+    assert len(servers.public.requests) == 25
+    assert_untouched(servers, proxy)
 
 
 # Refusals -----------------------------------------------------------------------------------------------
@@ -323,10 +342,22 @@ def test_malformed_requests_are_400(request_bytes: bytes, servers: Servers, prox
     assert proxy.spy.attempts == [] and servers.public.connections == 0
 
 
-def test_refusals_from_the_proxy_thread_are_counted(
+def test_refusals_from_the_proxy_thread_are_logged_and_counted(
     servers: Servers, proxy: ProxyUnderTest, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    get(proxy.url, f"http://internal.test:{servers.port}/")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign,assignment]
+    logger = logging.getLogger(get_settings().service_name)
+    logger.addHandler(handler)
+    try:
+        get(proxy.url, f"http://internal.test:{servers.port}/")
+    finally:
+        logger.removeHandler(handler)
+    events = [vars(r) for r in records if getattr(r, "event", None) == "egress_refused"]
+    assert [(e["host"], e["address"], e["reason"], e["stage"]) for e in events] == [
+        ("internal.test", CANARY, "loopback", "proxy")
+    ]
     output = capsys.readouterr().out
     assert re.search(r'"EgressRefused":\[1\.0\]', output) and '"stage":"proxy"' in output
 
