@@ -119,12 +119,12 @@ def record_refusal(refusal: Refusal) -> None:
             "egress refused",
             extra={
                 "event": "egress_refused",
-                "host": refusal.host,
+                "host": refusal.host[:255],  # bounded: a malformed request may carry anything here
                 "port": refusal.port,
                 "address": refusal.address,
                 "reason": refusal.reason,
                 "stage": refusal.stage,
-                "url": refusal.url,
+                "url": None if refusal.url is None else refusal.url[:2048],
             },
         )
     with suppress(Exception):
