@@ -265,7 +265,8 @@ def test_budget_cut_is_sent_and_warned_about(fake: FakeOpenAI) -> None:
     assert "Review 0:" in markdown
     assert "Review 399:" not in markdown
     assert markdown.endswith("[Content truncated: the page continues beyond this point.]")
-    assert result.warning is not None and "cut to" in result.warning
+    assert result.warning is not None
+    assert "longer than the 1000 characters given to the model and was cut" in result.warning
     assert result.to_data()["warning"] == result.warning
 
 

@@ -212,8 +212,8 @@ def _result(
     warnings = []
     if page.truncated:
         warnings.append(
-            f"The page's content was cut to {len(page.markdown)} of {page.original_chars} characters "
-            "before it was given to the model; the answer only covers that part"
+            f"The page's content was longer than the {page.budget_chars} characters given to the model "
+            "and was cut; the answer covers only the first part"
         )
     if extra_warning:
         warnings.append(extra_warning)
