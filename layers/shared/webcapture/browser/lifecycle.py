@@ -67,10 +67,11 @@ class BrowserHost:
         return future.result(timeout=wait_s)
 
     def kill_browser(self) -> None:
-        """Kill the browser process group now. Safe from any thread: it only sends signals; the worker
-        notices the dead browser on its next call."""
-        if self.pid is not None:
-            processes.kill_group(self.pid)
+        """Kill the browser and its processes now. Safe from any thread: it only sends signals; the worker
+        notices the dead browser on its next call and reaps what is left."""
+        pid, scratch = self.pid, self._scratch
+        if pid is not None and scratch is not None and processes.is_browser(pid, scratch):
+            processes.kill_tree(pid)
 
     def stop_worker(self) -> None:
         self._jobs.put(None)
@@ -89,6 +90,9 @@ class BrowserHost:
 
     def browser(self, deadline: Deadline) -> Browser:
         """The live browser, launching (or relaunching a dead one) within the deadline."""
+        if self._install is not None:
+            # Orphans of a browser that died on its own; a cheap look at our own children.
+            processes.reap_orphans(self._install.executable)
         if self._browser is not None and self._is_healthy():
             return self._browser
         if self._browser is not None:
@@ -145,9 +149,9 @@ class BrowserHost:
             with contextlib.suppress(Exception):
                 browser.close()
         self.kill_browser()
-        self.pid = None
+        pid, self.pid = self.pid, None
         if self._install is not None:
-            processes.reap_orphans(self._install.executable, wait_s=0.5)
+            processes.settle(pid, self._install.executable, wait_s=2.0)
 
     def _stop_driver(self) -> None:
         driver, self._playwright = self._playwright, None

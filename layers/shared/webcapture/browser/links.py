@@ -15,7 +15,8 @@ from webcapture.models.requests import LinksRequest
 # Walks the document in order; a same-origin frame's links take the frame element's place in that order
 # (a cross-origin frame's contentDocument is null and is skipped). Returns [url, text, internal, ...] flat.
 # - href via the element's own property: the browser resolves it against the document's base URL;
-#   an SVG <a> has an object there, so it is resolved by hand.
+#   an SVG <a> has an object there, so it is resolved by hand; it has no innerText either, so its text is
+#   its textContent.
 # - the fragment is everything after the first '#' of a serialised URL.
 # - text is the rendered text (innerText), whitespace collapsed; innerText of an element that is not
 #   rendered at all (display: none) is its raw source text, which is not visible text, so it counts as "".
@@ -23,8 +24,10 @@ from webcapture.models.requests import LinksRequest
 _EXTRACT_JS = r"""
 () => {
   const siteHost = (host) => host.toLowerCase().replace(/\.$/, "").replace(/^www\./, "");
+  // The host of a serialised http(s) URL: after "//", past any user info, up to the port or path.
+  const HOST = /^https?:\/\/(?:[^@\/?#]*@)?(\[[^\]]*\]|[^:\/?#]*)/;
   const pageHost = siteHost(location.hostname);
-  const collapse = (value) => (value || "").replace(/\s+/g, " ").trim();
+  const collapse = (value) => (value ? value.replace(/\s+/g, " ").trim() : "");
   const out = [];
   const seen = new Map();
   const visit = (doc) => {
@@ -37,25 +40,20 @@ _EXTRACT_JS = r"""
         continue;
       }
       let href = el.href;
-      let host;
-      if (typeof href === "string") {
-        if (!href.startsWith("http:") && !href.startsWith("https:")) continue;
-        host = el.hostname;
-      } else {
-        let parsed;
-        try { parsed = new URL(el.getAttribute("href"), doc.baseURI); } catch (e) { continue; }
-        if (parsed.protocol !== "http:" && parsed.protocol !== "https:") continue;
-        href = parsed.href;
-        host = parsed.hostname;
+      if (typeof href !== "string") {  // SVG <a>: an animated string, resolved by hand
+        try { href = new URL(el.getAttribute("href"), doc.baseURI).href; } catch (e) { continue; }
       }
+      if (!href.startsWith("http:") && !href.startsWith("https:")) continue;
       const hash = href.indexOf("#");
       if (hash >= 0) href = href.slice(0, hash);
-      let text = el.checkVisibility() ? collapse(el.innerText) : "";
+      let text = "";
+      if (el.checkVisibility()) text = collapse(el.innerText ?? el.textContent);
       if (!text) text = collapse(el.getAttribute("aria-label")) || collapse(el.getAttribute("title"));
       const at = seen.get(href);
       if (at === undefined) {
+        const host = HOST.exec(href);
         seen.set(href, out.length);
-        out.push(href, text, siteHost(host) === pageHost ? 1 : 0);
+        out.push(href, text, host && siteHost(host[1]) === pageHost ? 1 : 0);
       } else if (!out[at + 1] && text) {
         out[at + 1] = text;
       }

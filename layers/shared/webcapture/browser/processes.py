@@ -72,40 +72,60 @@ def is_alive(pid: int) -> bool:
 
 def find_browser(profile_root: Path) -> int | None:
     """The pid of the browser whose --user-data-dir lies under profile_root (our private scratch folder)."""
-    marker = f"--user-data-dir={profile_root}{os.sep}"
     for pid in descendants(os.getpid()):
-        args = cmdline(pid)
-        if any(arg.startswith(marker) for arg in args) and not any(a.startswith("--type=") for a in args):
+        if is_browser(pid, profile_root):
             return pid
     return None
 
 
-def kill_group(pid: int) -> None:
-    """SIGKILL the browser and everything it started (Playwright starts it as a process-group leader)."""
+def is_browser(pid: int, profile_root: Path) -> bool:
+    """Whether pid is (still) our browser's main process, not a recycled pid."""
+    args = cmdline(pid)
+    marker = f"--user-data-dir={profile_root}{os.sep}"
+    return any(arg.startswith(marker) for arg in args) and not any(a.startswith("--type=") for a in args)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL the browser and everything it started.
+
+    Playwright starts the browser as a process-group leader, so one killpg reaches its renderers and
+    utility processes; the descendants are also killed one by one in case one moved to another group."""
+    tree = [pid, *descendants(pid)]
     with contextlib.suppress(OSError):
         os.killpg(pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
+    for member in tree:
+        with contextlib.suppress(OSError):
+            os.kill(member, signal.SIGKILL)
 
 
-def reap_orphans(executable: Path, *, wait_s: float = 0.0) -> int:
+def settle(pid: int | None, executable: Path, *, wait_s: float) -> None:
+    """After a browser died or was killed: wait up to wait_s until it is gone, reaping its orphans.
+
+    The browser itself is the driver's child and is reaped there; its children become ours (we are a
+    subreaper) only once it is gone, a moment after the kill, so this waits for that before the last
+    sweep."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        remaining = reap_orphans(executable)
+        if (pid is None or state(pid) is None) and remaining == 0:
+            return
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
+
+
+def reap_orphans(executable: Path) -> int:
     """Kill and reap every process running `executable` that is our direct child: with Playwright's driver
     between us and the browser, such a process can only be an orphan of a browser that died. Returns how
-    many were reaped."""
+    many there were."""
     names = {executable.name[:15], executable.resolve().name[:15]}
-    deadline = time.monotonic() + wait_s
-    reaped = 0
-    while True:
-        orphans = [pid for pid in children(os.getpid()) if _comm(pid) in names]
-        for pid in orphans:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError, OSError):
-                if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                    reaped += 1
-        if not orphans or time.monotonic() >= deadline:
-            return reaped
-        time.sleep(0.02)
+    orphans = [pid for pid in children(os.getpid()) if _comm(pid) in names]
+    for pid in orphans:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+    return len(orphans)
 
 
 def _comm(pid: int) -> str:

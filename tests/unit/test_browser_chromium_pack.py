@@ -1,0 +1,143 @@
+"""Which Chromium runs, and the once-per-container unpacking of the pinned pack (on a tiny fake pack)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import brotli
+import pytest
+
+from webcapture.browser import chromium_pack
+from webcapture.browser.chromium_pack import ChromiumUnavailable, pack_dir, resolve_chromium, unpack
+from webcapture.settings import Settings
+
+
+def _tar_br(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o755
+            archive.addfile(info, io.BytesIO(data))
+    return brotli.compress(buffer.getvalue())
+
+
+@pytest.fixture
+def fake_pack(tmp_path: Path) -> Path:
+    pack = tmp_path / "pack"
+    (pack / "fonts-extra").mkdir(parents=True)
+    (pack / "chromium.br").write_bytes(brotli.compress(b"#!/bin/sh\necho fake-chromium\n" * 1000))
+    (pack / "swiftshader.tar.br").write_bytes(
+        _tar_br({"libEGL.so": b"egl", "vk_swiftshader_icd.json": b"{}"})
+    )
+    (pack / "al2023.tar.br").write_bytes(_tar_br({"lib/libnss3.so": b"nss"}))
+    (pack / "fonts.tar.br").write_bytes(
+        _tar_br(
+            {"fonts.conf": b"<fontconfig><dir>/tmp/fonts</dir></fontconfig>", "fonts/Open_Sans/a.ttf": b"f"}
+        )
+    )
+    (pack / "PACK").write_text("fake 1\n")
+    return pack
+
+
+def test_unpack_lays_out_the_build_and_its_environment(fake_pack: Path, tmp_path: Path) -> None:
+    install = unpack(fake_pack, tmp_path / "cache")
+    root = install.executable.parent
+    assert install.executable.name == "chromium"
+    assert subprocess.run([install.executable], capture_output=True, text=True).stdout.startswith(
+        "fake-chromium"
+    )
+    # SwiftShader beside the binary, where Chromium looks for its GL libraries.
+    assert (root / "libEGL.so").read_bytes() == b"egl"
+    assert install.env["LD_LIBRARY_PATH"].split(":")[0] == str(root / "al2023" / "lib")
+    assert (root / "al2023" / "lib" / "libnss3.so").is_file()
+    # Our fontconfig file replaces the build's (which names /tmp/fonts): the build's fonts, the Noto fonts
+    # read in place from the pack, and a cache beside the build.
+    conf = Path(install.env["FONTCONFIG_FILE"]).read_text()
+    assert "/tmp/fonts<" not in conf
+    assert f"<dir>{root / 'fonts' / 'fonts'}</dir>" in conf
+    assert f"<dir>{fake_pack / 'fonts-extra'}</dir>" in conf
+    assert f"<cachedir>{root / 'fonts-cache'}</cachedir>" in conf
+    assert (root / "fonts" / "fonts" / "Open_Sans" / "a.ttf").is_file()
+
+
+def test_unpack_runs_once(fake_pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = unpack(fake_pack, tmp_path / "cache")
+
+    def fail(*_args: object) -> None:
+        raise AssertionError("unpacked twice")
+
+    monkeypatch.setattr(chromium_pack, "_unpack_into", fail)
+    assert unpack(fake_pack, tmp_path / "cache") == first
+
+
+def test_a_new_pack_gets_a_new_folder(fake_pack: Path, tmp_path: Path) -> None:
+    first = unpack(fake_pack, tmp_path / "cache")
+    (fake_pack / "PACK").write_text("fake 2\n")
+    second = unpack(fake_pack, tmp_path / "cache")
+    assert first.executable != second.executable
+    assert second.executable.is_file()
+
+
+def test_parallel_processes_unpack_without_racing(fake_pack: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    script = (
+        "import sys; from pathlib import Path; from webcapture.browser.chromium_pack import unpack;"
+        "print(unpack(Path(sys.argv[1]), Path(sys.argv[2])).executable)"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(fake_pack), str(cache)], stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
+    outputs = {run.communicate(timeout=60)[0].strip() for run in runs}
+    assert all(run.returncode == 0 for run in runs)
+    assert len(outputs) == 1
+    built = [entry.name for entry in cache.iterdir() if entry.is_dir()]
+    assert len(built) == 1 and ".partial" not in built[0]
+    assert (cache / built[0] / ".complete").exists()
+
+
+def test_truncated_pack_is_refused_and_leaves_nothing(fake_pack: Path, tmp_path: Path) -> None:
+    data = (fake_pack / "chromium.br").read_bytes()
+    (fake_pack / "chromium.br").write_bytes(data[: len(data) // 2])
+    with pytest.raises((ChromiumUnavailable, brotli.error)):
+        unpack(fake_pack, tmp_path / "cache")
+    assert [entry for entry in (tmp_path / "cache").iterdir() if entry.is_dir()] == []
+
+
+def test_missing_pack_says_how_to_fetch_it(tmp_path: Path) -> None:
+    with pytest.raises(ChromiumUnavailable, match=r"fetch_chromium\.sh"):
+        unpack(tmp_path / "nowhere", tmp_path / "cache")
+
+
+def test_webcapture_chromium_skips_the_pack(tmp_path: Path) -> None:
+    install = resolve_chromium(Settings(chromium_path="/bin/sh", chromium_pack_dir=str(tmp_path / "none")))
+    assert install.executable == Path("/bin/sh")
+    assert install.env == {}  # a system Chromium finds its own libraries and fonts
+    with pytest.raises(ChromiumUnavailable):
+        resolve_chromium(Settings(chromium_path=str(tmp_path / "no-such-chromium")))
+
+
+def test_pack_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+    assert (
+        pack_dir(Settings()) == Path(chromium_pack.__file__).resolve().parents[4] / ".cache" / "chromium-pack"
+    )
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "screenshot")
+    assert pack_dir(Settings()) == Path("/opt/chromium")
+    assert pack_dir(Settings(chromium_pack_dir=str(tmp_path))) == tmp_path
+
+
+def test_the_fetched_pack_has_the_fonts() -> None:
+    pack = pack_dir(Settings())
+    assert (pack / "PACK").read_text().startswith("sparticuz-chromium=153.0.0 ")
+    fonts = {path.name: path.stat().st_size for path in (pack / "fonts-extra").iterdir()}
+    assert set(fonts) == {"NotoSansCJK-Regular.ttc", "NotoColorEmoji.ttf"}
+    assert 15e6 < fonts["NotoSansCJK-Regular.ttc"] < 25e6  # one regular CJK face, not the whole family
