@@ -13,11 +13,8 @@ from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import ScreenshotRequest
-from webcapture.settings import get_settings
+from webcapture.response_limits import fits_inline_base64
 from webcapture.stored_files import store_image
-
-# Room for the response's headers and JSON around the base64 image inside Lambda's 6 MB.
-_ENVELOPE_ALLOWANCE = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -50,12 +47,6 @@ def prefers_json(accept: str | None) -> bool:
     return json_q > 0 and json_q > image_q
 
 
-def fits_inline(payload_bytes: int) -> bool:
-    """Whether a body of this many raw bytes fits Lambda's response once base64-encoded."""
-    encoded = 4 * ((payload_bytes + 2) // 3)
-    return encoded + _ENVELOPE_ALLOWANCE <= get_settings().inline_response_limit_bytes
-
-
 def _metadata(shot: Screenshot) -> dict[str, Any]:
     return {
         "width": shot.width,
@@ -82,14 +73,14 @@ def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str |
         shot = take_screenshot(request)
         if request.wants_base64:
             data = _stored_data(caller, shot)
-            if fits_inline(len(shot.image)):
+            if fits_inline_base64(len(shot.image)):
                 data = {"image": base64.b64encode(shot.image).decode(), **data}
             else:
                 data["warning"] = "The image is too large to return inline; fetch it from permanentUrl."
             return ScreenshotAnswer("json", data=data)
         if prefers_json(accept):
             return ScreenshotAnswer("json", data=_stored_data(caller, shot))
-        if fits_inline(len(shot.image)):
+        if fits_inline_base64(len(shot.image)):
             return ScreenshotAnswer("binary", image=shot.image, content_type=shot.content_type)
         data = _stored_data(caller, shot)
         return ScreenshotAnswer("redirect", data=data, location=data["permanentUrl"])
