@@ -45,8 +45,13 @@ tar -xzf "$work/$tarball" -C "$work" package/bin
 cp "$work"/package/bin/{chromium.br,al2023.tar.br,fonts.tar.br,swiftshader.tar.br} "$staging/"
 
 echo "fetching $NOTO_CJK_DEB $NOTO_EMOJI_DEB"
-# apt-get download writes into the current folder; the _apt sandbox warning when run as root is harmless.
-(cd "$work/deb" && apt-get download -qq "$NOTO_CJK_DEB" "$NOTO_EMOJI_DEB" 2>&1 | grep -v "unsandboxed" || true)
+# apt-get download writes into the current folder (as root it warns that the _apt sandbox cannot write
+# there, which is harmless).
+if ! (cd "$work/deb" && apt-get download -qq "$NOTO_CJK_DEB" "$NOTO_EMOJI_DEB" 2>"$work/apt.log"); then
+    grep -v "unsandboxed" "$work/apt.log" >&2 || true
+    echo "apt-get download failed; on a fresh machine run 'apt-get update' first" >&2
+    exit 1
+fi
 for deb in "$work"/deb/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
 # One regular CJK face only: the Bold and Serif collections would add 73 MB to a size-bounded layer, and
 # Chromium synthesises bold from the regular face.

@@ -133,6 +133,23 @@ def test_a_killed_browser_is_relaunched_and_the_next_request_succeeds(
     assert zombie_children() == []
 
 
+def test_a_browser_that_dies_mid_request_is_relaunched_and_the_request_retried(
+    fixture_server: FixtureHttpServer,
+) -> None:
+    shot(fixture_server.url("/plain.html"))
+    old = browser_pid()
+    assert old is not None
+    killer = threading.Timer(0.5, os.kill, (old, signal.SIGKILL))  # while the request waits on the page
+    killer.start()
+    try:
+        assert link_count(fixture_server.url("/late.html"), wait_time=1500) == 0
+    finally:
+        killer.cancel()
+    assert not processes.is_alive(old)
+    assert browser_pid() not in (None, old)
+    assert zombie_children() == []
+
+
 # -- the time budget --------------------------------------------------------------------------------------
 
 
