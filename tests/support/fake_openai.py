@@ -48,29 +48,30 @@ def completion(
     finish_reason: str = "stop",
     prompt_tokens: int = 120,
     completion_tokens: int = 30,
+    usage: bool = True,
 ) -> Reply:
-    """A 200 answer in OpenAI's `chat.completion` shape, with usage figures."""
-    return Reply(
-        body={
-            "id": f"chatcmpl-{time.monotonic_ns()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content, "refusal": refusal},
-                    "finish_reason": finish_reason,
-                    "logprobs": None,
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
+    """A 200 answer in OpenAI's `chat.completion` shape, with usage figures unless `usage` is False."""
+    body: dict[str, Any] = {
+        "id": f"chatcmpl-{time.monotonic_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+                "finish_reason": finish_reason,
+                "logprobs": None,
+            }
+        ],
+    }
+    if usage:
+        body["usage"] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
         }
-    )
+    return Reply(body=body)
 
 
 def json_completion(value: Any, **kwargs: Any) -> Reply:

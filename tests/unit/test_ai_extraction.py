@@ -218,6 +218,20 @@ def test_text_without_prompt_asks_for_a_summary(fake: FakeOpenAI) -> None:
     assert result.text == "A product page for a boot."
 
 
+def test_text_cut_off_at_the_output_limit_is_returned_with_a_warning(fake: FakeOpenAI) -> None:
+    fake.script(completion("The boot is waterproof and", finish_reason="length"))
+    result = _extract(fake, responseType="text")
+    assert result.text == "The boot is waterproof and"
+    assert result.warning == "The model's answer was cut off at its output limit"
+
+
+def test_a_server_without_usage_figures_reports_zero_tokens(fake: FakeOpenAI) -> None:
+    fake.script(json_completion({"title": "Boot"}, usage=False))
+    result = _extract(fake, prompt="Title")
+    assert (result.metadata.inputTokens, result.metadata.outputTokens) == (0, 0)
+    assert result.extracted == {"title": "Boot"}
+
+
 def test_caller_instructions_follow_the_fixed_system_text(fake: FakeOpenAI) -> None:
     fake.script(json_completion(PRODUCT))
     _extract(fake, prompt="Title and price", instructions="Prices as numbers, without currency.")
