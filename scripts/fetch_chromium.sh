@@ -9,7 +9,7 @@
 # is what the Lambda layer ships at /opt/chromium.
 #
 # Usage: scripts/fetch_chromium.sh [dest]   (default: $WEBCAPTURE_CHROMIUM_PACK or <repo>/.cache/chromium-pack)
-# Needs: npm, apt-get (with package lists; run `apt-get update` once on a fresh machine), dpkg-deb, sha512sum.
+# Needs: npm, apt-get (with package lists; run `apt-get update` once on a fresh machine), dpkg-deb, python3.
 set -euo pipefail
 
 SPARTICUZ_VERSION="153.0.0"
@@ -36,7 +36,8 @@ mkdir -p "$staging/fonts-extra" "$work/deb"
 
 echo "fetching @sparticuz/chromium@$SPARTICUZ_VERSION"
 tarball="$(cd "$work" && npm pack --silent "@sparticuz/chromium@$SPARTICUZ_VERSION" 2>/dev/null | tail -n1)"
-got="sha512-$(sha512sum "$work/$tarball" | cut -d' ' -f1 | xxd -r -p | base64 -w0)"
+got="$(python3 -c 'import base64, hashlib, sys
+print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' "$work/$tarball")"
 if [[ "$got" != "$SPARTICUZ_INTEGRITY" ]]; then
     echo "integrity mismatch for $tarball: $got" >&2
     exit 1
