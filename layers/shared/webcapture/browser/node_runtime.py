@@ -1,0 +1,119 @@
+"""Playwright's Node.js: as installed, or unpacked once per container from the browser layer's node.br.
+
+Playwright's Python package drives the browser through a Node process (driver/node + driver/package). The
+wheel's Node is 150 MB, which does not fit Lambda's 250 MB (function + layers, unzipped) beside the Chromium
+pack, so the BrowserLayer ships it stripped and brotli-compressed as driver/node.br (scripts/
+pack_playwright_node.py). Here it is inflated into the cache dir (/tmp on Lambda) beside the unpacked
+Chromium, once per container, and Playwright is pointed at it with PLAYWRIGHT_NODEJS_PATH, which its driver
+lookup (playwright._impl._driver.compute_driver_executable) honours before its bundled binary.
+
+Where the wheel's own driver/node is present (a dev venv, CI), nothing happens.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import brotli
+
+from webcapture.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+NODE_PATH_ENV = "PLAYWRIGHT_NODEJS_PATH"
+_PACKED = "node.br"
+_CHUNK = 1 << 20
+
+
+class NodeUnavailable(RuntimeError):
+    """Playwright has neither its bundled Node nor a packed one to unpack."""
+
+
+def ensure_playwright_node(settings: Settings | None = None) -> Path | None:
+    """Make sure Playwright's driver has a Node to run; call before starting Playwright.
+
+    Returns the unpacked Node when this set PLAYWRIGHT_NODEJS_PATH, None when Playwright's own (or an
+    explicitly configured) Node is used. Cheap after the first call in a container.
+    """
+    if os.environ.get(NODE_PATH_ENV):
+        return None
+    driver = playwright_driver_dir()
+    if (driver / "node").is_file():
+        return None
+    packed = driver / _PACKED
+    if not packed.is_file():
+        raise NodeUnavailable(f"Playwright at {driver} has neither node nor {_PACKED}")
+    node = unpack_node(packed, Path((settings or get_settings()).cache_dir))
+    os.environ[NODE_PATH_ENV] = str(node)
+    return node
+
+
+def playwright_driver_dir() -> Path:
+    # Imported here: only the browser functions have Playwright (it lives in the BrowserLayer).
+    import playwright
+
+    return Path(playwright.__file__).resolve().parent / "driver"
+
+
+def unpack_node(packed: Path, cache_dir: Path) -> Path:
+    """Inflate packed into <cache_dir>/playwright-node-<key>/node once; later calls and processes reuse it."""
+    target = cache_dir / f"playwright-node-{_packed_key(packed)}"
+    node = target / "node"
+    if not node.is_file():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        with _file_lock(cache_dir / f"{target.name}.lock"):
+            # Another process may have finished while we waited for the lock.
+            if not node.is_file():
+                started = time.perf_counter()
+                _inflate_into(packed, target)
+                log.info("unpacked Playwright's Node to %s in %.2f s", node, time.perf_counter() - started)
+    return node
+
+
+def _packed_key(packed: Path) -> str:
+    # Playwright's version and the file's size identify a build cheaply; hashing 34 MB on every cold start
+    # would not be cheap.
+    from playwright._repo_version import version
+
+    digest = hashlib.sha256(f"{version}:{packed.stat().st_size}".encode())
+    return digest.hexdigest()[:12]
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _inflate_into(packed: Path, target: Path) -> None:
+    # Inflate beside the target and rename: a process killed half-way leaves a stray staging folder, never
+    # a target with a truncated binary in it.
+    staging = target.with_name(f"{target.name}.partial-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        decompressor = brotli.Decompressor()
+        # Streamed: 117 MB unpacked is more than we want to hold in a Lambda's memory at once.
+        with packed.open("rb") as src, (staging / "node").open("wb") as out:
+            while chunk := src.read(_CHUNK):
+                out.write(decompressor.process(chunk))
+        if not decompressor.is_finished():
+            raise NodeUnavailable(f"{packed} is truncated")
+        (staging / "node").chmod(0o755)
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
