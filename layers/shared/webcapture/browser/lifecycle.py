@@ -32,6 +32,7 @@ from webcapture.browser import processes
 from webcapture.browser.budget import Deadline
 from webcapture.browser.chromium_pack import ChromiumInstall, resolve_chromium
 from webcapture.browser.launch_flags import LAMBDA_FLAGS
+from webcapture.browser.node_runtime import ensure_playwright_node
 from webcapture.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,8 @@ class BrowserHost:
             self._install = resolve_chromium(settings)
         scratch = self._scratch_dir(Path(settings.cache_dir))
         if self._playwright is None:
+            # On Lambda the driver's Node ships compressed in the browser layer; unpack it (once).
+            ensure_playwright_node(settings)
             self._playwright = _start_driver(scratch)
         proxy = egress.proxy_server()
         try:
