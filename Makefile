@@ -6,8 +6,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
+# Lambda runs python3.12 and sam's python builder (functions, shared layer) refuses to build without a
+# python3.12 on PATH; pyenv's shim only answers when 3.12 is the selected version, so the newest installed
+# 3.12 goes first on sam's PATH. The artefact tests run the built handlers with the same interpreter.
+PYENV_ROOT ?= $(HOME)/.pyenv
+PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
+SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
+export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium dev test unit lint bench build validate clean
+.PHONY: install chromium dev test unit lint bench build sizes sizes-docs artifact-test validate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,14 +39,29 @@ lint: $(STAMP)
 unit: install
 	$(BIN)/pytest tests/unit -q
 
-test: install lint
-	$(BIN)/pytest -q
+# The artefact tests (tests/artifact) run the handlers sam just built; WEBCAPTURE_SAM_BUILT tells them
+# not to build again.
+test: install lint build sizes
+	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q
 
 bench: install
 	$(BIN)/python scripts/bench.py
 
+# `make build FUNCTION=ScreenshotFunction` builds one function and its layers.
 build: $(STAMP)
-	$(BIN)/sam build
+	@PATH="$(SAM_PATH)" python3.12 -c "" 2>/dev/null || { echo "sam build needs python3.12 on PATH" >&2; exit 1; }
+	PATH="$(SAM_PATH)" $(BIN)/sam build $(FUNCTION)
+
+# Lambda's 250 MB (function + layers, unzipped) on the last build, with the headroom.
+sizes: $(STAMP)
+	$(BIN)/python scripts/layer_sizes.py
+
+# The same plus cold-start unpack times, written to docs/benchmarks.md.
+sizes-docs: build
+	$(BIN)/python scripts/layer_sizes.py --unpack --write-docs docs/benchmarks.md
+
+artifact-test: install build
+	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest tests/artifact -q
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -72,6 +72,9 @@ def unpack_node(packed: Path, cache_dir: Path) -> Path:
         with _file_lock(cache_dir / f"{target.name}.lock"):
             # Another process may have finished while we waited for the lock.
             if not node.is_file():
+                # Holding the lock, any staging folder is a dead process's: 117 MB /tmp should not keep.
+                for stale in cache_dir.glob("playwright-node-*.partial-*"):
+                    shutil.rmtree(stale, ignore_errors=True)
                 started = time.perf_counter()
                 _inflate_into(packed, target)
                 log.info("unpacked Playwright's Node to %s in %.2f s", node, time.perf_counter() - started)

@@ -1,0 +1,115 @@
+"""What `sam build` put in the layers: the right files in the right places, for Lambda's python3.12 on
+x86_64, within the 250 MB budget, and built from the pins the rest of the suite tests."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+from tests.artifact.harness import REPO_ROOT
+
+PACK_FILES = ("PACK", "chromium.br", "al2023.tar.br", "fonts.tar.br", "swiftshader.tar.br")
+
+
+def test_browser_layer_holds_the_chromium_pack_compressed(build_dir: Path) -> None:
+    pack = build_dir / "BrowserLayer" / "chromium"
+    for name in PACK_FILES:
+        assert (pack / name).is_file(), f"/opt/chromium/{name} missing"
+    assert sorted(p.name for p in (pack / "fonts-extra").iterdir()) == [
+        "NotoColorEmoji.ttf", "NotoSansCJK-Regular.ttc"]
+    assert not (pack / "chromium").exists(), "the layer must ship the browser compressed"
+
+
+def test_browser_layer_was_built_from_the_current_pin(build_dir: Path) -> None:
+    # sam's build cache keys the BrowserLayer on layers/browser only; the pin lives in
+    # scripts/fetch_chromium.sh, whose fetched pack (`make install`) carries it in PACK.
+    fetched = REPO_ROOT / ".cache" / "chromium-pack" / "PACK"
+    built = build_dir / "BrowserLayer" / "chromium" / "PACK"
+    if fetched.is_file():
+        assert built.read_text() == fetched.read_text(), (
+            "the built BrowserLayer has another Chromium pin than scripts/fetch_chromium.sh: "
+            "run `.venv/bin/sam build --no-cached`")
+
+
+def test_playwright_ships_its_node_packed(build_dir: Path) -> None:
+    driver = build_dir / "BrowserLayer" / "python" / "playwright" / "driver"
+    assert (driver / "node.br").is_file()
+    assert (driver / "package" / "cli.js").is_file()
+    assert not (driver / "node").exists(), "the unpacked Node (150 MB) would break the 250 MB budget"
+    assert not (build_dir / "BrowserLayer" / "python" / "bin").exists()
+
+
+def test_playwright_is_the_version_the_suite_tests(build_dir: Path) -> None:
+    pinned = re.search(r"^playwright==(\S+)$", (REPO_ROOT / "layers/browser/requirements.txt").read_text(), re.M)
+    assert pinned is not None
+    assert pinned.group(1) == version("playwright"), "layers/browser/requirements.txt and the venv differ"
+    assert (build_dir / "BrowserLayer" / "python" / f"playwright-{pinned.group(1)}.dist-info").is_dir()
+
+
+def test_shared_layer_pins_are_the_versions_the_suite_tests() -> None:
+    for line in (REPO_ROOT / "layers/shared/requirements.txt").read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)$", line.strip())
+        if match:
+            name, pinned = match.groups()
+            assert version(name) == pinned, f"{name}: layer pins {pinned}, the venv tests {version(name)}"
+
+
+def test_shared_layer_has_the_package_and_its_dependencies(build_dir: Path) -> None:
+    python = build_dir / "SharedLayer" / "python"
+    assert (python / "webcapture" / "__init__.py").is_file()
+    for package in ("boto3", "botocore", "aws_lambda_powertools", "pydantic", "pydantic_core", "jwt",
+                    "cryptography", "openai", "jsonschema", "brotli.py"):
+        assert (python / package).exists(), f"{package} missing from the shared layer"
+
+
+def test_native_code_is_for_lambdas_python(build_dir: Path) -> None:
+    """Every extension module is CPython 3.12 (or the stable ABI) on x86_64 Linux: a cp311 .so built for
+    this machine's Python would import here and fail on Lambda."""
+    wrong = []
+    for layer in ("SharedLayer", "BrowserLayer"):
+        for so in (build_dir / layer).rglob("*.so"):
+            name = so.name
+            if ".cpython-" in name and ".cpython-312-x86_64-linux-gnu.so" not in name:
+                wrong.append(str(so))
+            if "-darwin" in name or "aarch64" in name:
+                wrong.append(str(so))
+    assert not wrong, wrong
+    wheels = {}
+    for layer in ("SharedLayer", "BrowserLayer"):
+        for wheel_file in (build_dir / layer / "python").glob("*.dist-info/WHEEL"):
+            wheels[wheel_file.parent.name] = [line.split(":", 1)[1].strip()
+                                              for line in wheel_file.read_text().splitlines()
+                                              if line.startswith("Tag:")]
+    assert len(wheels) > 10
+    # A wheel may carry several tags (py2.py3); one that fits is enough.
+    unfit = {name: tags for name, tags in wheels.items() if not any(map(wheel_tag_fits_lambda, tags))}
+    assert not unfit, f"wheels that do not run on Lambda's python3.12 x86_64: {unfit}"
+
+
+def wheel_tag_fits_lambda(tag: str) -> bool:
+    """python3.12 on Amazon Linux 2023 (glibc 2.34), x86_64."""
+    interpreter, abi, platform = tag.split("-")
+    if abi == "abi3":
+        abi_ok = interpreter.startswith("cp3") and int(interpreter[3:]) <= 12
+    else:
+        abi_ok = abi in ("cp312", "none") and interpreter in ("cp312", "py3", "py312")
+    glibc = re.match(r"manylinux_2_(\d+)_x86_64$", platform)
+    platform_ok = platform == "any" or platform in ("manylinux1_x86_64", "manylinux2010_x86_64",
+                                                     "manylinux2014_x86_64") or bool(glibc and int(glibc.group(1)) <= 34)
+    return abi_ok and platform_ok
+
+
+def test_size_script_passes_on_the_build(build_dir: Path) -> None:
+    completed = subprocess.run([sys.executable, str(REPO_ROOT / "scripts" / "layer_sizes.py"),
+                                "--build-dir", str(build_dir), "--json"],
+                               capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    report = json.loads(completed.stdout)
+    assert {f["function"] for f in report["functions"]} >= {"ScreenshotFunction", "LinksFunction",
+                                                            "AiExtractFunction"}
+    for function in report["functions"]:
+        assert 0 < function["headroom_bytes"] < report["limit_bytes"]

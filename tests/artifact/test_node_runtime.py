@@ -1,0 +1,95 @@
+"""Playwright's Node at cold start: left alone where the wheel's own is present, else unpacked once from the
+BrowserLayer's node.br and handed to Playwright through PLAYWRIGHT_NODEJS_PATH (on a tiny fake Node)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import brotli
+import pytest
+
+from webcapture.browser import node_runtime
+from webcapture.browser.node_runtime import (
+    NODE_PATH_ENV,
+    NodeUnavailable,
+    ensure_playwright_node,
+    unpack_node,
+)
+from webcapture.settings import Settings
+
+FAKE_NODE = b"#!/bin/sh\necho fake-node \"$@\"\n" + b"# padding\n" * 5000
+
+
+@pytest.fixture
+def driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "site" / "playwright" / "driver"
+    (folder / "package").mkdir(parents=True)
+    monkeypatch.setattr(node_runtime, "playwright_driver_dir", lambda: folder)
+    monkeypatch.delenv(NODE_PATH_ENV, raising=False)
+    return folder
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(cache_dir=tmp_path / "tmp")
+
+
+def test_the_wheels_own_node_is_used_as_is(driver: Path, settings: Settings) -> None:
+    (driver / "node").write_bytes(FAKE_NODE)
+    assert ensure_playwright_node(settings) is None
+    assert NODE_PATH_ENV not in os.environ
+    assert not settings.cache_dir.exists()
+
+
+def test_a_configured_node_wins(driver: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(NODE_PATH_ENV, "/usr/bin/node")
+    (driver / "node.br").write_bytes(brotli.compress(FAKE_NODE))
+    assert ensure_playwright_node(settings) is None
+    assert os.environ[NODE_PATH_ENV] == "/usr/bin/node"
+
+
+def test_packed_node_is_unpacked_once_and_handed_to_playwright(driver: Path, settings: Settings,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    (driver / "node.br").write_bytes(brotli.compress(FAKE_NODE))
+    monkeypatch.setenv(NODE_PATH_ENV, "")  # what monkeypatch restores: unset again afterwards
+    node = ensure_playwright_node(settings)
+    assert node is not None and node.parent.parent == settings.cache_dir
+    assert os.environ[NODE_PATH_ENV] == str(node)
+    assert node.read_bytes() == FAKE_NODE
+    assert subprocess.run([str(node), "--version"], capture_output=True, text=True, check=True).stdout == (
+        "fake-node --version\n")
+    first = node.stat().st_mtime_ns
+    monkeypatch.setenv(NODE_PATH_ENV, "")
+    assert ensure_playwright_node(settings) == node
+    assert node.stat().st_mtime_ns == first, "a warm container must not unpack again"
+
+
+def test_the_real_driver_folder_is_playwrights() -> None:
+    driver = node_runtime.playwright_driver_dir()
+    assert (driver / "package" / "cli.js").is_file()
+
+
+def test_truncated_pack_leaves_nothing_behind(tmp_path: Path) -> None:
+    packed = tmp_path / "node.br"
+    packed.write_bytes(brotli.compress(FAKE_NODE)[:-20])
+    with pytest.raises(NodeUnavailable, match="truncated"):
+        unpack_node(packed, tmp_path / "tmp")
+    assert [p.name for p in (tmp_path / "tmp").iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_a_dead_unpacks_staging_folder_is_removed(tmp_path: Path) -> None:
+    packed = tmp_path / "node.br"
+    packed.write_bytes(brotli.compress(FAKE_NODE))
+    stale = tmp_path / "tmp" / "playwright-node-0123456789ab.partial-99999"
+    stale.mkdir(parents=True)
+    (stale / "node").write_bytes(b"half")
+    node = unpack_node(packed, tmp_path / "tmp")
+    assert node.read_bytes() == FAKE_NODE
+    assert not stale.exists()
+
+
+def test_no_node_at_all_is_an_error(driver: Path, settings: Settings) -> None:
+    with pytest.raises(NodeUnavailable, match=r"neither node nor node\.br"):
+        ensure_playwright_node(settings)
