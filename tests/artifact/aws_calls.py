@@ -1,0 +1,225 @@
+"""Which AWS API calls a function's code can make, read statically from the source.
+
+From the handler module, follow every reference (names, `module.attribute`, re-exports through package
+__init__ files, imports inside functions) to the top-level functions and classes of webcapture it can reach,
+and collect the boto3 operations they call (`.put_item(`, `.query(`, `.put_object(`, ...) and Powertools'
+SecretsProvider (GetSecretValue). Each call is tied to the resource it names: the table whose settings field
+(`api_keys_table`, `files_table`) the calling function, or a helper of its own module it calls, reads; the
+index whose name it passes to a query; the bucket for S3. It follows functions, not whole modules, so the
+authorizer, which imports the key store to read one key, is not charged with the CLI's writes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ACTIONS = {
+    "get_item": "dynamodb:GetItem", "put_item": "dynamodb:PutItem", "update_item": "dynamodb:UpdateItem",
+    "delete_item": "dynamodb:DeleteItem", "query": "dynamodb:Query", "scan": "dynamodb:Scan",
+    "batch_get_item": "dynamodb:BatchGetItem", "batch_write_item": "dynamodb:BatchWriteItem",
+    "transact_get_items": "dynamodb:GetItem", "transact_write_items": "dynamodb:PutItem",
+    "get_object": "s3:GetObject", "head_object": "s3:GetObject", "put_object": "s3:PutObject",
+    "upload_fileobj": "s3:PutObject", "delete_object": "s3:DeleteObject", "delete_objects": "s3:DeleteObject",
+    "list_objects_v2": "s3:ListBucket", "get_secret_value": "secretsmanager:GetSecretValue",
+}
+# Powertools' SecretsProvider(...).get(name) is GetSecretValue under the hood.
+CONSTRUCTORS = {"SecretsProvider": "secretsmanager:GetSecretValue"}
+# Settings fields that name a resource of the template.
+TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable"}
+BUCKETS = {"files_bucket": "FilesBucket"}
+SECRET = "secret"
+PACKAGE = "webcapture"
+
+
+class UnclearResource(AssertionError):
+    """A call whose resource the analysis cannot name: make the code say which table it uses."""
+
+
+@dataclass
+class Node:
+    module: str
+    name: str  # a top-level function or class, or "<module>" for the module's own statements
+    tree: ast.AST
+    refs: set[tuple[str, str]] = field(default_factory=set)  # (module or alias, attribute or name)
+    calls: set[str] = field(default_factory=set)  # method names called
+    fields: set[str] = field(default_factory=set)  # attribute names read
+    strings: set[str] = field(default_factory=set)  # string literals and module constants referenced
+
+
+@dataclass
+class Module:
+    name: str
+    imports: dict[str, tuple[str, str | None]]  # alias -> (module, name or None for `import x`)
+    defs: dict[str, Node]
+    constants: dict[str, str]
+
+
+class CodeBase:
+    def __init__(self, package_root: Path) -> None:
+        self.package_root = package_root  # the folder holding the webcapture package
+        self.modules: dict[str, Module] = {}
+
+    def module(self, name: str, path: Path | None = None) -> Module | None:
+        if name in self.modules:
+            return self.modules[name]
+        path = path or self._path_of(name)
+        if path is None:
+            return None
+        self.modules[name] = parsed = _parse(name, path)
+        return parsed
+
+    def _path_of(self, name: str) -> Path | None:
+        if name != PACKAGE and not name.startswith(PACKAGE + "."):
+            return None
+        base = self.package_root.joinpath(*name.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def resolve(self, module_name: str, name: str, seen: frozenset[tuple[str, str]] = frozenset()) -> Node | None:
+        """The node `name` means in `module_name`, following re-exports and submodules."""
+        if (module_name, name) in seen:
+            return None
+        module = self.module(module_name)
+        if module is None:
+            return None
+        if name in module.defs:
+            return module.defs[name]
+        if name in module.imports:
+            target, attribute = module.imports[name]
+            if attribute is None:
+                return self._module_node(target)
+            return self.resolve(target, attribute, seen | {(module_name, name)}) or self._module_node(
+                f"{target}.{attribute}")
+        return self._module_node(f"{module_name}.{name}")
+
+    def _module_node(self, name: str) -> Node | None:
+        module = self.module(name)
+        return module.defs["<module>"] if module else None
+
+
+def _parse(name: str, path: Path) -> Module:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    imports: dict[str, tuple[str, str | None]] = {}
+    for node in ast.walk(tree):  # imports inside functions count too
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports[alias.asname] = (alias.name, None)
+                else:
+                    imports[alias.name.split(".")[0]] = (alias.name.split(".")[0], None)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                imports[alias.asname or alias.name] = (node.module, alias.name)
+    constants = {}
+    body_statements = []
+    defs: dict[str, Node] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defs[statement.name] = Node(name, statement.name, statement)
+            continue
+        body_statements.append(statement)
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)):
+            constants[statement.targets[0].id] = statement.value.value
+    defs["<module>"] = Node(name, "<module>", ast.Module(body=body_statements, type_ignores=[]))
+    module = Module(name, imports, defs, constants)
+    for node in defs.values():
+        _scan(node, module)
+    return module
+
+
+def _scan(node: Node, module: Module) -> None:
+    for child in ast.walk(node.tree):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+            node.refs.add((module.name, child.id))
+            if child.id in module.constants:
+                node.strings.add(module.constants[child.id])
+        elif isinstance(child, ast.Attribute):
+            node.fields.add(child.attr)
+            if isinstance(child.value, ast.Name) and child.value.id in module.imports:
+                target, attribute = module.imports[child.value.id]
+                node.refs.add((f"{target}.{attribute}" if attribute else target, child.attr))
+        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+            node.calls.add(child.func.attr)
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+            node.strings.add(child.value)
+
+
+def reachable(code: CodeBase, handler_module: str, handler_path: Path) -> list[Node]:
+    """Every node a handler module can reach: its own code first, then what it references."""
+    root = code.module(handler_module, handler_path)
+    assert root is not None
+    queue = deque(root.defs.values())
+    seen: dict[tuple[str, str], Node] = {}
+    while queue:
+        node = queue.popleft()
+        if (node.module, node.name) in seen:
+            continue
+        seen[(node.module, node.name)] = node
+        if node.name != "<module>":
+            queue.append(code.modules[node.module].defs["<module>"])  # importing runs the module body
+        for module_name, name in node.refs:
+            if module_name == node.module and name in code.modules[node.module].imports:
+                target, attribute = code.modules[node.module].imports[name]
+                found = code.resolve(target, attribute) if attribute else code._module_node(target)
+            else:
+                found = code.resolve(module_name, name)
+            if found is not None:
+                queue.append(found)
+    return list(seen.values())
+
+
+def _same_module_helpers(code: CodeBase, node: Node) -> list[Node]:
+    module = code.modules[node.module]
+    found, queue = [node], [node]
+    while queue:
+        current = queue.pop()
+        for module_name, name in current.refs:
+            helper = module.defs.get(name) if module_name == node.module else None
+            if helper is not None and helper not in found:
+                found.append(helper)
+                queue.append(helper)
+    return found
+
+
+def aws_calls(code: CodeBase, handler_module: str, handler_path: Path,
+              indexes: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(IAM action, resource) pairs the handler's code can call; resources are template logical ids,
+    `<Table>/index/<name>` for a query on an index, or "secret" for the AI key's secret."""
+    needed: set[tuple[str, str]] = set()
+    for node in reachable(code, handler_module, handler_path):
+        actions = [ACTIONS[call] for call in node.calls if call in ACTIONS]
+        actions += [action for cls, action in CONSTRUCTORS.items() if (node.module, cls) in node.refs]
+        if not actions:
+            continue
+        helpers = _same_module_helpers(code, node)
+        fields = set().union(*(h.fields for h in helpers))
+        strings = set().union(*(h.strings for h in helpers))
+        for action in actions:
+            needed.add((action, _resource(action, fields, strings, indexes, node)))
+    return needed
+
+
+def _resource(action: str, fields: set[str], strings: set[str], indexes: dict[str, set[str]],
+              node: Node) -> str:
+    where = f"{node.module}.{node.name}"
+    if action.startswith("secretsmanager:"):
+        return SECRET
+    pool = TABLES if action.startswith("dynamodb:") else BUCKETS
+    named = {pool[f] for f in fields if f in pool}
+    if len(named) != 1:
+        raise UnclearResource(f"{where} calls {action} on {sorted(named) or 'an unnamed resource'}")
+    (resource,) = named
+    if action == "dynamodb:Query":
+        used = sorted(strings & indexes.get(resource, set()))
+        if len(used) > 1:
+            raise UnclearResource(f"{where} queries several indexes of {resource}: {used}")
+        if used:
+            return f"{resource}/index/{used[0]}"
+    return resource

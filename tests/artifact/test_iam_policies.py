@@ -1,0 +1,115 @@
+"""Least privilege: each function's IAM policy in template.yaml grants exactly the AWS calls its code can
+make (tests/artifact/aws_calls.py reads them from the source): nothing missing, nothing extra."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from localapi.cfn_template import load_template
+from tests.artifact.aws_calls import SECRET, CodeBase, aws_calls
+from tests.artifact.harness import REPO_ROOT
+
+TEMPLATE = load_template(REPO_ROOT / "template.yaml")
+FUNCTIONS = {name: res for name, res in TEMPLATE["Resources"].items()
+             if res["Type"] == "AWS::Serverless::Function"}
+
+
+def table_indexes() -> dict[str, set[str]]:
+    return {name: {index["IndexName"] for index in res["Properties"].get("GlobalSecondaryIndexes", [])}
+            for name, res in TEMPLATE["Resources"].items() if res["Type"] == "AWS::DynamoDB::Table"}
+
+
+def resource_id(resource: Any) -> str:
+    """A policy resource as the analysis names it: the logical id, `<Table>/index/<name>`, or "secret"."""
+    if isinstance(resource, dict) and "Fn::GetAtt" in resource:
+        logical_id, attribute = resource["Fn::GetAtt"]
+        assert attribute == "Arn", resource
+        return str(logical_id)
+    if isinstance(resource, dict) and "Fn::Sub" in resource:
+        text = resource["Fn::Sub"]
+        if ":secretsmanager:" in text:
+            return SECRET
+        match = re.fullmatch(r"\$\{(\w+)\.Arn\}(/index/[\w.-]+|/[\w/*-]*)?", text)
+        assert match, f"unexpected resource {text}"
+        logical_id, suffix = match.groups()
+        return f"{logical_id}{suffix}" if suffix and suffix.startswith("/index/") else logical_id
+    raise AssertionError(f"write the resource as !GetAtt X.Arn or !Sub: {resource}")
+
+
+def statements(policies: list[Any]) -> list[dict[str, Any]]:
+    found = []
+    for policy in policies:
+        assert isinstance(policy, dict) and "Statement" in policy, (
+            f"explicit statements only (a SAM policy template hides its actions): {policy}")
+        for statement in policy["Statement"]:
+            if "Fn::If" in statement:
+                # Granted when the condition holds (the AI key's secret is configured).
+                found += [branch for branch in statement["Fn::If"][1:] if "Effect" in branch]
+            else:
+                found.append(statement)
+    return found
+
+
+def granted(function: str) -> set[tuple[str, str]]:
+    pairs = set()
+    for statement in statements(FUNCTIONS[function]["Properties"].get("Policies", [])):
+        assert statement["Effect"] == "Allow"
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        pairs |= {(action, resource_id(resource)) for action in actions for resource in resources}
+    return pairs
+
+
+def needed(function: str) -> set[tuple[str, str]]:
+    source = REPO_ROOT / FUNCTIONS[function]["Properties"]["CodeUri"]
+    handler = FUNCTIONS[function]["Properties"].get("Handler") or TEMPLATE["Globals"]["Function"]["Handler"]
+    module = handler.rsplit(".", 1)[0]
+    code = CodeBase(REPO_ROOT / "layers" / "shared")
+    return aws_calls(code, module, source / f"{module}.py", table_indexes())
+
+
+@pytest.mark.parametrize("function", sorted(FUNCTIONS))
+def test_policy_grants_exactly_what_the_code_calls(function: str) -> None:
+    code, policy = needed(function), granted(function)
+    assert not code - policy, f"{function} calls AWS without permission: {sorted(code - policy)}"
+    assert not policy - code, f"{function} is granted what its code never calls: {sorted(policy - code)}"
+
+
+def test_the_analysis_sees_the_calls_we_know_of() -> None:
+    """Guards the analysis itself: a few calls read by hand from the code."""
+    assert needed("AuthorizerFunction") == {("dynamodb:GetItem", "ApiKeysTable")}
+    assert ("dynamodb:Query", "ApiKeysTable/index/byUser") in needed("ApiKeysListFunction")
+    assert ("s3:PutObject", "FilesBucket") in needed("ScreenshotFunction")
+    assert ("secretsmanager:GetSecretValue", SECRET) in needed("AiExtractFunction")
+    assert needed("MethodNotAllowedFunction") == set()
+
+
+def test_the_analysis_reads_all_of_webcapture() -> None:
+    # A module the analysis cannot parse would hide its calls; parse them all.
+    code = CodeBase(REPO_ROOT / "layers" / "shared")
+    for path in sorted((REPO_ROOT / "layers" / "shared" / "webcapture").rglob("*.py")):
+        relative = path.relative_to(REPO_ROOT / "layers" / "shared").with_suffix("")
+        name = ".".join(relative.parts[:-1] if relative.name == "__init__" else relative.parts)
+        assert code.module(name) is not None, path
+
+
+def test_the_analysis_follows_calls_not_imports(tmp_path: Path) -> None:
+    package = tmp_path / "webcapture"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "store.py").write_text(
+        "USER_INDEX = 'byUser'\n"
+        "def _table():\n    return dynamodb_table(get_settings().api_keys_table)\n"
+        "def used(user):\n    return _table().query(IndexName=USER_INDEX)\n"
+        "def unused():\n    _table().delete_item(Key={})\n"
+        "def bucket():\n    s3_client().put_object(Bucket=get_settings().files_bucket)\n")
+    (package / "ops.py").write_text("from webcapture import store\n\ndef run():\n    return store.used('u')\n")
+    handler = tmp_path / "app.py"
+    handler.write_text("from webcapture.ops import run as go\n\ndef lambda_handler(event, context):\n"
+                       "    return go()\n")
+    calls = aws_calls(CodeBase(tmp_path), "app", handler, {"ApiKeysTable": {"byUser"}})
+    assert calls == {("dynamodb:Query", "ApiKeysTable/index/byUser")}
