@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium dev test unit lint bench build sizes sizes-docs artifact-test validate clean
+.PHONY: install chromium dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,16 @@ sizes-docs: build
 
 artifact-test: install build
 	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest tests/artifact -q
+
+# `make deploy` (dev) or `make deploy ENV=prod`: a full build, checked deployable, then sam deploy (only
+# resources whose code changed are updated). `make sync FUNCTION=ScreenshotFunction`: one function's code
+# to the dev stack in seconds, bypassing CloudFormation.
+ENV ?= default
+deploy: build sizes
+	$(BIN)/sam deploy --config-env $(ENV)
+
+sync: $(STAMP)
+	PATH="$(SAM_PATH)" $(BIN)/sam sync --code --resource-id $(FUNCTION) --no-watch
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -3,7 +3,8 @@
 Lambda refuses a function whose code and layers together unpack to more than 262,144,000 bytes. This reads
 the built template (.aws-sam/build/template.yaml), adds up the files of each function's folder and of each
 layer it lists (Globals' layers first, as SAM merges them), prints the headroom, and exits 1 when a function
-is over the limit (or has more than Lambda's 5 layers).
+is over the limit, has more than Lambda's 5 layers, or was left unbuilt by a partial `sam build <Function>`
+(`make deploy` runs this first).
 
     python scripts/layer_sizes.py [--build-dir .aws-sam/build] [--json]
     python scripts/layer_sizes.py --unpack [--write-docs docs/benchmarks.md]
@@ -68,6 +69,20 @@ def tree_bytes(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def unbuilt(build_dir: Path) -> list[str]:
+    """Resources the built template still points at their sources: after `sam build <OneFunction>`, sam
+    leaves the others so, and `sam deploy` would then ship e.g. layers/browser (a Makefile) as the layer."""
+    resources: dict[str, Any] = load_template(build_dir / "template.yaml")["Resources"]
+    found = []
+    for name, resource in sorted(resources.items()):
+        props = resource.get("Properties", {})
+        uri = props.get("CodeUri") or props.get("ContentUri")
+        serverless = resource["Type"].startswith("AWS::Serverless::") and isinstance(uri, str)
+        if serverless and not (build_dir / uri).resolve().is_relative_to(build_dir.resolve()):
+            found.append(f"{name} is not built (the template points at {uri}): run a full `make build`")
+    return found
 
 
 def measure(build_dir: Path) -> list[FunctionSize]:
@@ -217,9 +232,9 @@ def main(argv: list[str] | None = None) -> int:
             print(unpack_table(timings))
     if args.write_docs:
         write_docs(args.write_docs, docs_section(sizes, timings))
-    found = problems(sizes)
+    found = problems(sizes) + unbuilt(args.build_dir)
     for problem in found:
-        print(f"TOO BIG: {problem}", file=sys.stderr)
+        print(f"NOT DEPLOYABLE: {problem}", file=sys.stderr)
     return 1 if found else 0
 
 

@@ -154,7 +154,8 @@ def invoke(python: Path, function: BuiltFunction, opt: Path, event: dict[str, An
     event_path, result_path = sandbox / "event.json", sandbox / "result.json"
     event_path.write_text(json.dumps(event))
     completed = subprocess.run(
-        [str(python), "-I", "-S", str(RUNNER), str(function.code_dir), str(opt), function.handler,
+        # -B: /var/task and /opt are read-only on Lambda; and bytecode must not land in what sam deploys.
+        [str(python), "-I", "-S", "-B", str(RUNNER), str(function.code_dir), str(opt), function.handler,
          str(event_path), str(result_path), function.logical_id, str(function.memory_mb),
          str(function.timeout_s)],
         env=lambda_environment(function, sandbox, extra_env), cwd=function.code_dir,

@@ -1,6 +1,6 @@
 """Stand-in for Lambda's python3.12 runtime: one cold start and one invocation of a built handler.
 
-Run as `python3.12 -I -S lambda_runner.py <task root> <opt> <handler> <event> <result> <name> <MB> <timeout>`:
+Run as `python3.12 -I -S -B lambda_runner.py <task root> <opt> <handler> <event> <result> <name> <MB> <timeout>`:
 -I ignores PYTHON* variables, the user's site and this script's own folder, -S the interpreter's
 site-packages, so the import path is exactly Lambda's: the function's folder (/var/task), the layers'
 python folders under /opt, then the standard library. Standard library only: nothing else is importable
