@@ -4,7 +4,7 @@ Playwright's wheel ships a 150 MB Node binary with its debug info, too big for L
 layers, unzipped) beside a 100 MB Chromium pack. Stripped it is ~117 MB and runs the same (the driver loads no
 native addons, and strip keeps the dynamic symbol table); brotli at quality 6 makes that ~34 MB, and it
 inflates in about half a second. Higher qualities save ~1 MB for 10x the build time; xz saves 7 MB but
-takes 3-4 s to inflate on every cold start. webcapture.browser.node_runtime unpacks it to /tmp.
+takes about 3.4 s to inflate on every cold start. webcapture.browser.node_runtime unpacks it to /tmp.
 
 Usage: pack_playwright_node.py <playwright/driver dir>    (run by layers/browser/Makefile)
 """
