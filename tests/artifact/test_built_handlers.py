@@ -9,6 +9,7 @@ stand-in and capture a page on loopback; the others answer against moto's server
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,27 @@ MB = 1024 * 1024
 @pytest.fixture(autouse=True)
 def _log_ready(cold_start_log: Path) -> None:
     """Start the session's cold-start log before the first invocation."""
+
+
+def _snapshot(roots: list[Path]) -> dict[str, tuple[int, int]]:
+    files = {}
+    for root in roots:
+        for path in root.rglob("*"):
+            info = path.lstat()
+            files[str(path)] = (info.st_size, info.st_mtime_ns)
+    return files
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _read_only_code(build_dir: Path, opt_for: dict[str, Path]) -> Iterator[None]:
+    """/var/task and /opt are read-only on Lambda; these runs are root, so check nothing was written."""
+    roots = [build_dir, *{opt.parent for opt in opt_for.values()}]
+    before = _snapshot(roots)
+    yield
+    after = _snapshot(roots)
+    changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+    if changed:
+        pytest.fail(f"the handlers wrote into their code or layers (read-only on Lambda): {changed[:10]}")
 
 
 def run(python312: Path, functions: dict[str, BuiltFunction], opt_for: dict[str, Path], name: str,
