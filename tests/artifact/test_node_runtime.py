@@ -43,11 +43,22 @@ def test_the_wheels_own_node_is_used_as_is(driver: Path, settings: Settings) -> 
     assert not settings.cache_dir.exists()
 
 
-def test_a_configured_node_wins(driver: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(NODE_PATH_ENV, "/usr/bin/node")
+def test_a_configured_node_wins(driver: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch,
+                                tmp_path: Path) -> None:
+    own = tmp_path / "own-node"
+    own.write_bytes(FAKE_NODE)
+    monkeypatch.setenv(NODE_PATH_ENV, str(own))
     (driver / "node.br").write_bytes(brotli.compress(FAKE_NODE))
     assert ensure_playwright_node(settings) is None
-    assert os.environ[NODE_PATH_ENV] == "/usr/bin/node"
+    assert os.environ[NODE_PATH_ENV] == str(own)
+
+
+def test_a_vanished_node_is_unpacked_again(driver: Path, settings: Settings,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    (driver / "node.br").write_bytes(brotli.compress(FAKE_NODE))
+    monkeypatch.setenv(NODE_PATH_ENV, str(settings.cache_dir / "playwright-node-gone" / "node"))
+    node = ensure_playwright_node(settings)
+    assert node is not None and node.is_file() and os.environ[NODE_PATH_ENV] == str(node)
 
 
 def test_packed_node_is_unpacked_once_and_handed_to_playwright(driver: Path, settings: Settings,

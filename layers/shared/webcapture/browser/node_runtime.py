@@ -43,7 +43,10 @@ def ensure_playwright_node(settings: Settings | None = None) -> Path | None:
     Returns the unpacked Node when this set PLAYWRIGHT_NODEJS_PATH, None when Playwright's own (or an
     explicitly configured) Node is used. Cheap after the first call in a container.
     """
-    if os.environ.get(NODE_PATH_ENV):
+    configured = os.environ.get(NODE_PATH_ENV)
+    # A configured Node that is there wins; one that is gone (say, a /tmp emptied under a warm process)
+    # would only make the driver fail to start, so it is unpacked again.
+    if configured and Path(configured).is_file():
         return None
     driver = playwright_driver_dir()
     if (driver / "node").is_file():
