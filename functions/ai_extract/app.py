@@ -1,14 +1,11 @@
 """POST /v1/web/ai-extract: structured data or text from a page, by an OpenAI-compatible model."""
 
-from typing import Any
-
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from webcapture.api import create_resolver, current_caller, request_body, success
+from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
 from webcapture.credits import Operation
 from webcapture.models.requests import AiExtractRequest
-from webcapture.observability import logger, metrics, tracer
+from webcapture.observability import tracer
 from webcapture.operations.extract_from_page import extract_from_page
 
 app = create_resolver()
@@ -21,8 +18,4 @@ def ai_extract() -> Response[str]:
     return success(app, extract_from_page(current_caller(app), request), Operation.AI_EXTRACT)
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+lambda_handler = entry_point(app)

@@ -3,12 +3,19 @@
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from webcapture.api import binary, create_resolver, current_caller, request_body, see_other, success
+from webcapture.api import (
+    binary,
+    create_resolver,
+    current_caller,
+    entry_point,
+    request_body,
+    see_other,
+    success,
+)
 from webcapture.credits import Operation
 from webcapture.models.requests import ScreenshotRequest
-from webcapture.observability import logger, metrics, tracer
+from webcapture.observability import tracer
 from webcapture.operations.take_screenshot import capture_screenshot
 
 app = create_resolver()
@@ -26,8 +33,4 @@ def screenshot() -> Response[Any]:
     return success(app, answer.data or {}, Operation.SCREENSHOT)
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+lambda_handler = entry_point(app)

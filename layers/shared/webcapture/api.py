@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel
 
 from webcapture import metering
@@ -20,7 +22,7 @@ from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, NotFound, RequestValidationError
-from webcapture.observability import logger, metrics
+from webcapture.observability import logger, metrics, tracer
 from webcapture.settings import get_settings
 from webcapture.validation import parse_json_body, validate_request
 
@@ -90,6 +92,21 @@ def create_resolver() -> APIGatewayRestResolver:
         return error_response(NotFound(), request_id_of(app.current_event.raw_event))
 
     return app
+
+
+LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+
+
+def entry_point(app: APIGatewayRestResolver) -> LambdaHandler:
+    """The Lambda handler: the resolver, with the request logged, traced and its metrics flushed."""
+
+    @logger.inject_lambda_context
+    @tracer.capture_lambda_handler
+    @metrics.log_metrics
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return app.resolve(event, context)
+
+    return lambda_handler
 
 
 def request_id(app: APIGatewayRestResolver) -> str:
