@@ -72,7 +72,7 @@ def test_unpack_runs_once(fake_pack: Path, tmp_path: Path, monkeypatch: pytest.M
     def fail(*_args: object) -> None:
         raise AssertionError("unpacked twice")
 
-    monkeypatch.setattr(chromium_pack, "_unpack_into", fail)
+    monkeypatch.setattr(chromium_pack, "_fill", fail)
     assert unpack(fake_pack, tmp_path / "cache") == first
 
 

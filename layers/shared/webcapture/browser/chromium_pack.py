@@ -17,20 +17,17 @@ Layout of an unpacked build (<cache_dir>/chromium-<key>/):
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import io
 import os
-import shutil
 import tarfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 import brotli
 
+from webcapture.browser.unpack_once import inflate_brotli, unpack_once
 from webcapture.settings import Settings, get_settings
 
 LAMBDA_PACK_DIR = Path("/opt/chromium")
@@ -38,7 +35,6 @@ _REPO_ROOT = Path(__file__).resolve().parents[4]
 _PACK_FILES = ("chromium.br", "swiftshader.tar.br", "al2023.tar.br", "fonts.tar.br")
 _EXTRA_FONTS = "fonts-extra"
 _COMPLETE = ".complete"
-_CHUNK = 1 << 20
 
 
 class ChromiumUnavailable(RuntimeError):
@@ -81,12 +77,12 @@ def unpack(pack: Path, cache_dir: Path) -> ChromiumInstall:
             "or set WEBCAPTURE_CHROMIUM to a Chromium executable"
         )
     target = cache_dir / f"chromium-{_pack_key(pack)}"
-    if not (target / _COMPLETE).exists():
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with _file_lock(cache_dir / f"{target.name}.lock"):
-            # Another process may have finished while we waited for the lock.
-            if not (target / _COMPLETE).exists():
-                _unpack_into(pack, target)
+    unpack_once(
+        target,
+        lambda where: (where / _COMPLETE).exists(),
+        lambda staging: _fill(pack, staging, target),
+        family="chromium-",
+    )
     return ChromiumInstall(target / "chromium", _browser_env(target))
 
 
@@ -102,46 +98,21 @@ def _pack_key(pack: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _unpack_into(pack: Path, target: Path) -> None:
-    # Unpack beside the target and rename: a process killed half-way leaves a stray staging folder, never a
-    # target that looks complete.
-    staging = target.with_name(f"{target.name}.partial-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
-        _inflate_file(pack / "chromium.br", staging / "chromium")
-        (staging / "chromium").chmod(0o755)
-        _inflate_tar(pack / "swiftshader.tar.br", staging)
-        _inflate_tar(pack / "al2023.tar.br", staging / "al2023")
-        _inflate_tar(pack / "fonts.tar.br", staging / "fonts")
-        (staging / "fonts" / "fonts.conf").write_text(
-            _fonts_conf([target / "fonts" / "fonts", pack / _EXTRA_FONTS], cache=target / "fonts-cache")
-        )
-        (staging / _COMPLETE).touch()
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+def _fill(pack: Path, staging: Path, target: Path) -> None:
+    _inflate_file(pack / "chromium.br", staging / "chromium")
+    (staging / "chromium").chmod(0o755)
+    _inflate_tar(pack / "swiftshader.tar.br", staging)
+    _inflate_tar(pack / "al2023.tar.br", staging / "al2023")
+    _inflate_tar(pack / "fonts.tar.br", staging / "fonts")
+    # fonts.conf names the final folder, where the files will be once staging is renamed.
+    (staging / "fonts" / "fonts.conf").write_text(
+        _fonts_conf([target / "fonts" / "fonts", pack / _EXTRA_FONTS], cache=target / "fonts-cache")
+    )
+    (staging / _COMPLETE).touch()
 
 
 def _inflate_file(source: Path, dest: Path) -> None:
-    # Streamed: the binary is ~210 MB unpacked, more than we want to hold in a Lambda's memory at once.
-    decompressor = brotli.Decompressor()
-    with source.open("rb") as src, dest.open("wb") as out:
-        while chunk := src.read(_CHUNK):
-            out.write(decompressor.process(chunk))
-    if not decompressor.is_finished():
+    if not inflate_brotli(source, dest):
         raise ChromiumUnavailable(f"{source} is truncated")
 
 

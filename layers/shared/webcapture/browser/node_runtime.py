@@ -12,25 +12,19 @@ Where the wheel's own driver/node is present (a dev venv, CI), nothing happens.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import logging
 import os
-import shutil
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import brotli
-
+from webcapture.browser.unpack_once import inflate_brotli, unpack_once
 from webcapture.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
 NODE_PATH_ENV = "PLAYWRIGHT_NODEJS_PATH"
 _PACKED = "node.br"
-_CHUNK = 1 << 20
 
 
 class NodeUnavailable(RuntimeError):
@@ -70,17 +64,14 @@ def unpack_node(packed: Path, cache_dir: Path) -> Path:
     """Inflate packed into <cache_dir>/playwright-node-<key>/node once; later calls and processes reuse it."""
     target = cache_dir / f"playwright-node-{_packed_key(packed)}"
     node = target / "node"
-    if not node.is_file():
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with _file_lock(cache_dir / f"{target.name}.lock"):
-            # Another process may have finished while we waited for the lock.
-            if not node.is_file():
-                # Holding the lock, any staging folder is a dead process's: 117 MB /tmp should not keep.
-                for stale in cache_dir.glob("playwright-node-*.partial-*"):
-                    shutil.rmtree(stale, ignore_errors=True)
-                started = time.perf_counter()
-                _inflate_into(packed, target)
-                log.info("unpacked Playwright's Node to %s in %.2f s", node, time.perf_counter() - started)
+    started = time.perf_counter()
+    if unpack_once(
+        target,
+        lambda where: (where / "node").is_file(),
+        lambda staging: _inflate(packed, staging),
+        family="playwright-node-",
+    ):
+        log.info("unpacked Playwright's Node to %s in %.2f s", node, time.perf_counter() - started)
     return node
 
 
@@ -93,33 +84,7 @@ def _packed_key(packed: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _inflate_into(packed: Path, target: Path) -> None:
-    # Inflate beside the target and rename: a process killed half-way leaves a stray staging folder, never
-    # a target with a truncated binary in it.
-    staging = target.with_name(f"{target.name}.partial-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
-        decompressor = brotli.Decompressor()
-        # Streamed: 117 MB unpacked is more than we want to hold in a Lambda's memory at once.
-        with packed.open("rb") as src, (staging / "node").open("wb") as out:
-            while chunk := src.read(_CHUNK):
-                out.write(decompressor.process(chunk))
-        if not decompressor.is_finished():
-            raise NodeUnavailable(f"{packed} is truncated")
-        (staging / "node").chmod(0o755)
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+def _inflate(packed: Path, staging: Path) -> None:
+    if not inflate_brotli(packed, staging / "node"):
+        raise NodeUnavailable(f"{packed} is truncated")
+    (staging / "node").chmod(0o755)
