@@ -73,14 +73,21 @@ def _delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def _where(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument("--table", default=default, help="ApiKeys table name (default: $API_KEYS_TABLE)")
+    parser.add_argument("--endpoint-url", default=default, help="DynamoDB endpoint, e.g. a local emulator")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="webcapture", description="webcapture operator tools")
-    parser.add_argument("--table", help="ApiKeys table name (default: $API_KEYS_TABLE)")
-    parser.add_argument("--endpoint-url", help="DynamoDB endpoint, e.g. a local emulator")
+    _where(parser, None)
+    # Accepted after the command too (`webcapture keys list --table T`); SUPPRESS keeps an earlier value.
+    where = argparse.ArgumentParser(add_help=False)
+    _where(where, argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="group", required=True)
     keys = commands.add_parser("keys", help="manage API keys").add_subparsers(dest="command", required=True)
 
-    create = keys.add_parser("create", help="create a key and print it once")
+    create = keys.add_parser("create", parents=[where], help="create a key and print it once")
     create.add_argument("--user", required=True, help="owner's user id")
     create.add_argument("--name", required=True)
     create.add_argument("--credits", type=int, help="remaining credits; omit for unlimited")
@@ -88,12 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--metadata", help="JSON object stored with the key")
     create.set_defaults(run=_create)
 
-    listing = keys.add_parser("list", help="a user's keys")
+    listing = keys.add_parser("list", parents=[where], help="a user's keys")
     listing.add_argument("--user", required=True)
     listing.set_defaults(run=_list)
 
     for name, run in (("disable", _disable), ("delete", _delete)):
-        sub = keys.add_parser(name, help=f"{name} a key by its id")
+        sub = keys.add_parser(name, parents=[where], help=f"{name} a key by its id")
         sub.add_argument("key_id")
         sub.set_defaults(run=run)
     return parser
