@@ -8,11 +8,18 @@ a 404 or 500 page is still the page the caller asked for.
 Every request goes through the egress proxy, which answers for the target when it refuses or cannot
 connect: over https Chromium then reports a failed tunnel, so the proxy's refusal log says why; over plain
 http the proxy's own response arrives as the page, marked with the egress header.
+
+A loaded page can still navigate itself (meta refresh, script, form submission) while the caller waits or
+works on it. The proxy refuses such a navigation to an internal address, but Chromium then shows the
+proxy's answer or an error page in its place, and that must not be captured and answered as the target.
+So the main frame is checked again after the load, the wait and the caller's work (`navigated`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Request, Response
@@ -32,16 +39,24 @@ _PROXY_FAILURES = {
 }
 
 
-def navigate(page: Page, url: str, deadline: Deadline, wait_time_ms: int) -> int | None:
-    """Go to url and return the main document's HTTP status (of the last redirect hop), or None when the
-    navigation produced no HTTP response."""
+@contextmanager
+def navigated(page: Page, url: str, deadline: Deadline, wait_time_ms: int) -> Iterator[int | None]:
+    """Go to url and yield the main document's HTTP status (of the last redirect hop), or None when the
+    navigation produced no HTTP response, for the caller's work on the page; then make sure the page that
+    work saw was not replaced by a navigation the egress policy refused."""
     hops: list[str] = []  # the main frame's navigation requests: the URL, then each redirect target
+    documents: list[Response] = []  # responses to those requests, latest last
 
     def on_request(request: Request) -> None:
         if request.is_navigation_request() and request.frame == page.main_frame:
             hops.append(request.url)
 
+    def on_response(response: Response) -> None:
+        if response.request.is_navigation_request() and response.frame == page.main_frame:
+            documents.append(response)
+
     page.on("request", on_request)
+    page.on("response", on_response)
     try:
         with egress.refusal_log() as refusals:
             try:
@@ -59,20 +74,32 @@ def navigate(page: Page, url: str, deadline: Deadline, wait_time_ms: int) -> int
                 # waitTime is part of the budget: when it cannot fit, say so now instead of failing later.
                 if wait_time_ms >= deadline.remaining_ms:
                     raise deadline.expired()
-                loaded_hops = len(hops)
                 page.wait_for_timeout(wait_time_ms)
-                # A script may have navigated during the wait, to somewhere the proxy refused.
-                if (refused := _refused(refusals, hops[loaded_hops:], redirected=True)) is not None:
-                    raise refused
+            # A script may have navigated during the load or the wait, to somewhere the proxy refused.
+            _check_main_frame(page, refusals, hops, documents)
+            try:
+                yield response.status if response is not None else None
+            except Exception as exc:
+                # The work may have failed because the page navigated away under it ("execution context was
+                # destroyed"); when it went somewhere refused, that is the answer.
+                if (failure := _main_frame_failure(page, refusals, hops, documents)) is not None:
+                    raise failure from exc
+                raise
+            # ...or while the work ran: a refused navigation committed before a capture would be captured.
+            _check_main_frame(page, refusals, hops, documents)
     finally:
         page.remove_listener("request", on_request)
-    return response.status if response is not None else None
+        page.remove_listener("response", on_response)
 
 
-def navigation_failure(exc: PlaywrightError) -> NavigationFailed | None:
+def navigation_failure(exc: PlaywrightError) -> ApiError | None:
     """The NavigationFailed for a Playwright navigation error, or None when the error is not about the
     target (a closed browser, say), which the caller handles."""
     message = exc.message or str(exc)
+    if "net::ERR_UNSAFE_REDIRECT" in message:
+        # Chromium refuses a redirect to a scheme other than http(s) (file:, data:, chrome:...) itself; the
+        # egress policy refuses the same, so the answer is the policy's (CONTRACT 6, 13).
+        return UrlNotAllowed("The page redirected to a URL that is not http or https")
     if match := _NET_ERROR.search(message):
         return NavigationFailed(f"The page could not be loaded: {match.group(0)}")
     if "Download is starting" in message:
@@ -87,6 +114,36 @@ def _check_proxy_answer(response: Response, refusals: egress.RefusalLog, hops: l
     if outcome == egress.REFUSED:
         raise _refused(refusals, hops) or UrlNotAllowed()
     raise NavigationFailed(f"The page could not be loaded: {_PROXY_FAILURES.get(outcome, outcome)}")
+
+
+def _check_main_frame(
+    page: Page, refusals: egress.RefusalLog, hops: list[str], documents: list[Response]
+) -> None:
+    if (failure := _main_frame_failure(page, refusals, hops, documents)) is not None:
+        raise failure
+
+
+def _main_frame_failure(
+    page: Page, refusals: egress.RefusalLog, hops: list[str], documents: list[Response]
+) -> ApiError | None:
+    """Why the main frame's current document is not a page to capture, or None when it is."""
+    current = page.url
+    if not egress.navigation_allowed(current):
+        # A refused https navigation leaves Chromium's error page (chrome-error://); a script can also
+        # take the page to blob: (data:, file: and the like Chromium refuses itself, leaving the page).
+        if (refused := _refused(refusals, hops, redirected=True)) is not None:
+            return refused
+        scheme = current.partition(":")[0]
+        if scheme == "chrome-error":
+            return NavigationFailed("The page navigated to an address that could not be loaded")
+        return UrlNotAllowed(f"The page navigated to a {scheme}: URL; only http and https pages are captured")
+    # Over plain http a refused navigation commits the proxy's own answer, marked with the egress header.
+    outcome = egress.egress_outcome(documents[-1].headers) if documents else None
+    if outcome == egress.REFUSED:
+        return _refused(refusals, [documents[-1].url], redirected=True) or UrlNotAllowed()
+    if outcome is not None:
+        return NavigationFailed(f"The page could not be loaded: {_PROXY_FAILURES.get(outcome, outcome)}")
+    return None
 
 
 def _refused(refusals: egress.RefusalLog, hops: list[str], *, redirected: bool = False) -> ApiError | None:

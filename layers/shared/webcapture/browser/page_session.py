@@ -22,7 +22,7 @@ from webcapture import egress
 from webcapture.browser import processes
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
-from webcapture.browser.navigation import navigate
+from webcapture.browser.navigation import navigated
 from webcapture.errors import NavigationFailed
 from webcapture.settings import get_settings
 
@@ -126,8 +126,9 @@ def _in_fresh_context(
         crashed: list[bool] = []
         page.on("crash", lambda _page: crashed.append(True))
         try:
-            status = navigate(page, url, deadline, wait_time_ms)
-            return action(LoadedPage(page, status, deadline))
+            # The page is checked again after the action: it may have navigated itself somewhere refused.
+            with navigated(page, url, deadline, wait_time_ms) as status:
+                return action(LoadedPage(page, status, deadline))
         except PlaywrightError as exc:
             if crashed:
                 # The renderer died on this page (out of memory, say): the page's fault, not ours.
