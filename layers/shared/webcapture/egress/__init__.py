@@ -23,7 +23,7 @@ from webcapture.egress.chromium import (
 from webcapture.egress.edge import check_target
 from webcapture.egress.hosts import parse_host
 from webcapture.egress.policy import port_allowed
-from webcapture.egress.proxy import EgressProxy, stop_proxy_server
+from webcapture.egress.proxy import EgressProxy, stop_proxy_server, use_proxy_server
 from webcapture.egress.proxy import proxy_server as _start_proxy
 from webcapture.egress.refusals import (
     EGRESS_HEADER,
@@ -76,4 +76,5 @@ __all__ = [
     "sanitize_args",
     "set_resolver_hook",
     "stop_proxy_server",
+    "use_proxy_server",
 ]

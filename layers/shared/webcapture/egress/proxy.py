@@ -365,6 +365,16 @@ def proxy_server() -> str:
         return _default.start()
 
 
+def use_proxy_server(proxy: EgressProxy | None) -> EgressProxy | None:
+    """Make `proxy` the container's proxy (tests: one with a spy connector); None goes back to a default
+    one on next use. Returns the previous proxy, not stopped. A browser already running keeps the proxy it
+    was launched with, so callers relaunch it."""
+    global _default
+    with _default_lock:
+        previous, _default = _default, proxy
+    return previous
+
+
 def stop_proxy_server() -> None:
     """Stop the container's proxy (tests, local reloads); the next `proxy_server()` starts a new one."""
     global _default
