@@ -180,7 +180,9 @@ class EgressProxy:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            lines = await asyncio.wait_for(read_lines(reader), self._timeouts.head)
+            # asyncio.timeout, not wait_for: no extra task per connection (fewer event-loop turns).
+            async with asyncio.timeout(self._timeouts.head):
+                lines = await read_lines(reader)
             if lines is None:
                 return
             head = parse_request(lines)
@@ -262,7 +264,8 @@ class EgressProxy:
             # Leave later addresses a share of the time, so one black-holed address can't use it all.
             share = remaining if index == len(route.addresses) - 1 else remaining / 2
             try:
-                return await asyncio.wait_for(self._connector(address, route.port), share)
+                async with asyncio.timeout(share):
+                    return await self._connector(address, route.port)
             except (OSError, TimeoutError) as exc:
                 error = exc
         raise error
