@@ -9,7 +9,6 @@ names, rebinding and 169.254.169.254 through the browser are covered in-process 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -97,10 +96,6 @@ def api(site: Site, fake_openai: FakeOpenAI) -> Iterator[LocalApi]:
     stack = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": f"{PUBLIC}/32", "WEBCAPTURE_REQUEST_BUDGET_MS": "15000",
                              "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-e2e-test-key"},
                             demo_credits=CREDITS)
-    # Every refusal is logged (and counted) on the API's stdout, a pipe start_local_api reads only the first
-    # line of: drained here, a full pipe would block the logging proxy thread and with it every capture.
-    assert stack.process.stdout is not None
-    threading.Thread(target=stack.process.stdout.read, name="drain-local-api", daemon=True).start()
     yield stack
     stack.stop()
 

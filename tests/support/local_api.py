@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,5 +60,8 @@ def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int =
         process.kill()
         raise RuntimeError("local API did not start")
     info = json.loads(line)
+    # The functions log to the same stdout; a pipe nobody reads fills at 64 KiB and then blocks whichever
+    # thread logs next (the egress proxy's, say), and with it every capture.
+    threading.Thread(target=process.stdout.read, name="drain-local-api", daemon=True).start()
     return LocalApi(url=info["url"], api_key=info["apiKey"], user_id=info["userId"], key_id=info["keyId"],
                     environment=info["environment"], process=process)

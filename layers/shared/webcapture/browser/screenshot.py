@@ -27,6 +27,7 @@ from typing import Any
 from playwright.sync_api import ViewportSize
 
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
+from webcapture.errors import NavigationFailed
 from webcapture.images import CONTENT_TYPES, ImageFormat, image_info
 from webcapture.models.requests import ScreenshotOptions, ScreenshotRequest, Viewport
 
@@ -122,6 +123,10 @@ def _capture(loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor
                 view["scale"] * device_scale_factor,
             )
             params["captureBeyondViewport"] = False
+        if region["width"] < 1 or region["height"] < 1:
+            # Only a page in the middle of navigating away measures 0 (even an empty page has the viewport's
+            # size); Chromium would refuse the capture with an internal error.
+            raise NavigationFailed("The page navigated away while it was being captured")
         params["clip"] = region
 
         if options.omitBackground and options.type in ("png", "webp"):
