@@ -52,6 +52,10 @@ class Screenshot:
         return CONTENT_TYPES[self.format]
 
 
+class _NavigatedAway(NavigationFailed):
+    """The page started loading another document during the capture."""
+
+
 def page_setup(viewport: Viewport) -> PageSetup:
     width, height = viewport.width, viewport.height
     if viewport.isLandscape and height > width:
@@ -67,7 +71,14 @@ def page_setup(viewport: Viewport) -> PageSetup:
 
 def take_screenshot(request: ScreenshotRequest) -> Screenshot:
     def capture(loaded: LoadedPage) -> Screenshot:
-        image = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
+        try:
+            image = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
+        except _NavigatedAway:
+            # A page that sends itself elsewhere by script right after loading (a login wall, a localised
+            # copy) is captured where it lands, as an HTTP redirect would be; the landing page is checked
+            # against the egress policy like any navigation. A page that keeps moving fails.
+            loaded.page.wait_for_load_state("load", timeout=loaded.deadline.timeout_ms())
+            image = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
         info = image_info(image)
         return Screenshot(
             image=image,
@@ -126,7 +137,7 @@ def _capture(loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor
         if region["width"] < 1 or region["height"] < 1:
             # Only a page in the middle of navigating away measures 0 (even an empty page has the viewport's
             # size); Chromium would refuse the capture with an internal error.
-            raise NavigationFailed("The page navigated away while it was being captured")
+            raise _NavigatedAway("The page navigated away while it was being captured")
         params["clip"] = region
 
         if options.omitBackground and options.type in ("png", "webp"):
