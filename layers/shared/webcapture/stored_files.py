@@ -16,10 +16,9 @@ from botocore.exceptions import ClientError
 
 from webcapture.aws import dynamodb_table, s3_client
 from webcapture.envelopes import utc_timestamp
+from webcapture.images import CONTENT_TYPES, FILE_EXTENSIONS, ImageFormat
 from webcapture.settings import get_settings
 
-CONTENT_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
-EXTENSIONS = {"png": "png", "jpeg": "jpg", "webp": "webp"}
 RECORD_FIELDS = ("id", "url", "filename", "storage_key", "public_url", "metadata", "created_at", "expires_at")
 
 
@@ -31,8 +30,8 @@ class StoredFile:
     record: dict[str, str]
 
 
-def storage_key_for(user_id: str, file_id: str, image_format: str) -> str:
-    return f"screenshots/{user_id}/{file_id}.{EXTENSIONS[image_format]}"
+def storage_key_for(user_id: str, file_id: str, image_format: ImageFormat) -> str:
+    return f"screenshots/{user_id}/{file_id}.{FILE_EXTENSIONS[image_format]}"
 
 
 def public_url_for(storage_key: str) -> str:
@@ -40,7 +39,7 @@ def public_url_for(storage_key: str) -> str:
 
 
 def store_image(
-    *, user_id: str, page_url: str, image: bytes, image_format: str, metadata: dict[str, Any]
+    *, user_id: str, page_url: str, image: bytes, image_format: ImageFormat, metadata: dict[str, Any]
 ) -> StoredFile:
     settings = get_settings()
     file_id = str(uuid.uuid4())
