@@ -26,7 +26,7 @@ os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.support.fixture_server import get_server  # noqa: E402
+from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.support.local_api import start_local_api  # noqa: E402
 from webcapture import egress  # noqa: E402
 from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
@@ -212,7 +212,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as empty_cache:
         results["cold_start_unpack_s"] = cold_start(page, empty_cache)
         results["cold_start_unpacked_s"] = cold_start(page, empty_cache)
-    fixtures.stop()
+    stop_server()
     write_report(results)
     print(json.dumps(results, indent=2))
     return 0

@@ -12,6 +12,7 @@ from moto import mock_aws
 from localapi.aws_emulator import create_template_resources
 from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
+from tests.support.fixture_server import stop_server
 from webcapture import aws
 from webcapture.settings import get_settings
 
@@ -31,6 +32,13 @@ for _name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE")
 make_dynamodb_writes_atomic()
 
 TABLES = {"ApiKeysTable": "test-api-keys", "FilesTable": "test-files", "FilesBucket": "test-files-bucket"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_fixture_server() -> Iterator[None]:
+    """The loopback fixture server starts on first use by any test; it stops when the session ends."""
+    yield
+    stop_server()
 
 
 @pytest.fixture

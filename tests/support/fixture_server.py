@@ -133,6 +133,15 @@ def get_server() -> FixtureHttpServer:
         return _server
 
 
+def stop_server() -> None:
+    """Stop the shared server if a test started it (the suite's conftest calls this at the end)."""
+    global _server
+    with _lock:
+        if _server is not None:
+            _server.stop()
+            _server = None
+
+
 # Test modules import these two (pytest finds fixtures in a module's namespace); the functions are named
 # apart from the fixture names so that importing them does not shadow the test parameters.
 @pytest.fixture(scope="session", name="fixture_server")
