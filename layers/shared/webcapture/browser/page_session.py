@@ -23,6 +23,7 @@ from webcapture.browser import processes
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.navigation import navigated
+from webcapture.browser.page_motion import MainFrameMotion, PageMoving
 from webcapture.errors import NavigationFailed
 from webcapture.settings import get_settings
 
@@ -32,6 +33,9 @@ T = TypeVar("T")
 
 # How long past the watchdog a caller still waits for the worker before declaring it stuck.
 _STUCK_GRACE_S = 5.0
+# How often the work starts again on a page that navigated itself under it before the page counts as never
+# at rest (a refresh loop, say).
+_MAX_RESTARTS = 3
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class LoadedPage:
     page: Page
     status_code: int | None
     deadline: Deadline
+    motion: MainFrameMotion
 
 
 def with_loaded_page(
@@ -123,17 +128,45 @@ def _in_fresh_context(
         # Any Playwright call below without its own timeout still stops at the budget.
         context.set_default_timeout(deadline.timeout_ms())
         page = context.new_page()
+        # Watching from the start: a navigation the page begins during the load or the wait is known.
+        motion = MainFrameMotion(page)
         crashed: list[bool] = []
         page.on("crash", lambda _page: crashed.append(True))
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
             with navigated(page, url, deadline, wait_time_ms) as status:
-                return action(LoadedPage(page, status, deadline))
+                return _at_rest(LoadedPage(page, status, deadline, motion), action)
         except PlaywrightError as exc:
             if crashed:
                 # The renderer died on this page (out of memory, say): the page's fault, not ours.
                 raise NavigationFailed("The page crashed the browser tab while loading") from exc
             raise
+        finally:
+            motion.close()
     finally:
         with contextlib.suppress(Exception):
             context.close()
+
+
+def _at_rest(loaded: LoadedPage, action: Callable[[LoadedPage], T]) -> T:
+    """action(loaded), run again whenever the page navigated itself while it ran: a page that sends itself
+    elsewhere right after loading (a login wall, a localised copy) is captured where it lands, as an HTTP
+    redirect would be. The landing is checked against the egress policy like any navigation (`navigated`)."""
+    motion = loaded.motion
+    for _ in range(_MAX_RESTARTS + 1):
+        if motion.navigating:
+            motion.settle(loaded.deadline)
+        moves = motion.moves
+        try:
+            result = action(loaded)
+        except PageMoving:
+            pass
+        except Exception:
+            if motion.moves == moves:
+                raise
+        else:
+            if motion.moves == moves:
+                return result
+        motion.settle(loaded.deadline)
+        loaded = LoadedPage(loaded.page, motion.status or loaded.status_code, loaded.deadline, motion)
+    raise NavigationFailed("The page kept navigating itself, so it was never at rest to be captured")
