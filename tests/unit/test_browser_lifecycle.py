@@ -30,6 +30,7 @@ from webcapture.browser import (
     shutdown_browser,
     take_screenshot,
 )
+from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.errors import NavigationFailed, NavigationTimeout, UrlNotAllowed
 from webcapture.models.requests import LinksRequest, ScreenshotRequest
 from webcapture.settings import get_settings
@@ -148,6 +149,24 @@ def test_a_browser_that_dies_mid_request_is_relaunched_and_the_request_retried(
     assert not processes.is_alive(old)
     assert browser_pid() not in (None, old)
     assert zombie_children() == []
+
+
+def test_a_tab_whose_renderer_crashes_is_a_navigation_failure_and_the_browser_lives_on(
+    fixture_server: FixtureHttpServer,
+) -> None:
+    shot(fixture_server.url("/plain.html"))
+    pid = browser_pid()
+
+    def crash_then_read(loaded: LoadedPage) -> str:
+        # What an out-of-memory renderer looks like from here: the tab's process is gone mid-work.
+        loaded.page.context.new_cdp_session(loaded.page).send("Page.crash")
+        return loaded.page.title()
+
+    with pytest.raises(NavigationFailed, match="crashed the browser tab"):
+        with_loaded_page(fixture_server.url("/plain.html"), 0, crash_then_read)
+    # Only the tab died: the same browser serves the next request.
+    assert shot(fixture_server.url("/plain.html")) == 1280
+    assert browser_pid() == pid
 
 
 # -- the time budget --------------------------------------------------------------------------------------

@@ -131,7 +131,15 @@ def _in_fresh_context(
         # Watching from the start: a navigation the page begins during the load or the wait is known.
         motion = MainFrameMotion(page)
         crashed: list[bool] = []
-        page.on("crash", lambda _page: crashed.append(True))
+
+        def on_crash(_page: Page) -> None:
+            crashed.append(True)
+            # Chromium never answers a call pending on a crashed tab (a capture, an evaluate): they would
+            # wait for the watchdog, which kills the whole browser. Closing the context fails them now.
+            with contextlib.suppress(Exception):
+                context.close()
+
+        page.on("crash", on_crash)
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
             with navigated(page, url, deadline, wait_time_ms) as status:
