@@ -29,6 +29,14 @@ def test_screenshot_follows_a_script_navigation(fixture_server: FixtureHttpServe
     assert shot.status_code == 200
 
 
+@pytest.mark.parametrize("wait_ms", [0, 20])
+def test_the_status_is_the_landing_pages(fixture_server: FixtureHttpServer, wait_ms: int) -> None:
+    shot = take_screenshot(ScreenshotRequest.model_validate(
+        {"url": fixture_server.url("/hop.html?to=/missing"), "waitTime": wait_ms}))
+    assert shot.final_url == fixture_server.url("/missing")
+    assert shot.status_code == 404  # hop.html answered 200; the page captured answered 404
+
+
 @pytest.mark.parametrize("wait_ms", [0, 3, 8])
 def test_links_come_from_the_landing_page(fixture_server: FixtureHttpServer, wait_ms: int) -> None:
     result = collect_links(LinksRequest.model_validate(

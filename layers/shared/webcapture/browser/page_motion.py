@@ -34,7 +34,7 @@ class MainFrameMotion:
     def __init__(self, page: Page) -> None:
         self._page = page
         self.moves = 0
-        self.status: int | None = None  # of the latest main document response seen while watching
+        self.status: int | None = None  # of the main document's latest response (a redirect's last hop)
         self._in_flight: Request | None = None
         self._interrupts: list[Callable[[], None]] = []
         page.on("request", self._on_request)

@@ -143,7 +143,7 @@ def _in_fresh_context(
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
             with navigated(page, url, deadline, wait_time_ms) as status:
-                return _at_rest(LoadedPage(page, status, deadline, motion), action)
+                return _at_rest(page, status, deadline, motion, action)
         except PlaywrightError as exc:
             if crashed:
                 # The renderer died on this page (out of memory, say): the page's fault, not ours.
@@ -156,15 +156,22 @@ def _in_fresh_context(
             context.close()
 
 
-def _at_rest(loaded: LoadedPage, action: Callable[[LoadedPage], T]) -> T:
-    """action(loaded), run again whenever the page navigated itself while it ran: a page that sends itself
-    elsewhere right after loading (a login wall, a localised copy) is captured where it lands, as an HTTP
-    redirect would be. The landing is checked against the egress policy like any navigation (`navigated`)."""
-    motion = loaded.motion
+def _at_rest(
+    page: Page,
+    status: int | None,
+    deadline: Deadline,
+    motion: MainFrameMotion,
+    action: Callable[[LoadedPage], T],
+) -> T:
+    """action on the loaded page, run again whenever the page navigated itself while it ran: a page that sends
+    itself elsewhere right after loading (a login wall, a localised copy) is captured where it lands, as an
+    HTTP redirect would be. The landing is checked against the egress policy like any navigation
+    (`navigated`), and its status is the one reported."""
     for _ in range(_MAX_RESTARTS + 1):
         if motion.navigating:
-            motion.settle(loaded.deadline)
+            motion.settle(deadline)
         moves = motion.moves
+        loaded = LoadedPage(page, motion.status if motion.status is not None else status, deadline, motion)
         try:
             result = action(loaded)
         except PageMoving:
@@ -175,6 +182,5 @@ def _at_rest(loaded: LoadedPage, action: Callable[[LoadedPage], T]) -> T:
         else:
             if motion.moves == moves:
                 return result
-        motion.settle(loaded.deadline)
-        loaded = LoadedPage(loaded.page, motion.status or loaded.status_code, loaded.deadline, motion)
+        motion.settle(deadline)
     raise NavigationFailed("The page kept navigating itself, so it was never at rest to be captured")
