@@ -47,10 +47,12 @@ test: install lint build sizes
 bench: install
 	$(BIN)/python scripts/bench.py
 
-# `make build FUNCTION=ScreenshotFunction` builds one function and its layers.
+# `make build FUNCTION=ScreenshotFunction` builds one function and its layers. Then the modules each built
+# handler imports get their bytecode (Lambda cannot write it: every cold start would compile them).
 build: $(STAMP)
 	@PATH="$(SAM_PATH)" python3.12 -c "" 2>/dev/null || { echo "sam build needs python3.12 on PATH" >&2; exit 1; }
 	PATH="$(SAM_PATH)" $(BIN)/sam build $(FUNCTION)
+	PATH="$(SAM_PATH)" $(BIN)/python scripts/precompile_imports.py
 
 # Lambda's 250 MB (function + layers, unzipped) on the last build, with the headroom.
 sizes: $(STAMP)

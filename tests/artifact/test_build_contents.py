@@ -10,7 +10,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-from tests.artifact.harness import REPO_ROOT
+from tests.artifact.harness import REPO_ROOT, BuiltFunction
 
 PACK_FILES = ("PACK", "chromium.br", "al2023.tar.br", "fonts.tar.br", "swiftshader.tar.br")
 
@@ -113,3 +113,53 @@ def test_size_script_passes_on_the_build(build_dir: Path) -> None:
                                                             "AiExtractFunction"}
     for function in report["functions"]:
         assert 0 < function["headroom_bytes"] < report["limit_bytes"]
+
+
+# Imports the handler with Lambda's path, then reports each module it loaded from the build whose bytecode
+# Python would not use as it is (missing, not a checked-hash .pyc, or compiled from other source).
+_BYTECODE_PROBE = """
+import importlib, importlib.util, json, sys
+build, module, paths = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+sys.path[:0] = paths
+importlib.import_module(module)
+unusable, checked = [], 0
+for loaded in list(sys.modules.values()):
+    source = getattr(loaded, "__file__", None) or ""
+    if not (source.endswith(".py") and source.startswith(build)):
+        continue
+    checked += 1
+    try:
+        pyc = open(importlib.util.cache_from_source(source), "rb").read()
+    except OSError:
+        unusable.append(source + ": no .pyc")
+        continue
+    flags = int.from_bytes(pyc[4:8], "little")
+    if pyc[:4] != importlib.util.MAGIC_NUMBER or flags != 0b11:
+        unusable.append(source + ": not a checked-hash .pyc for this Python")
+    elif pyc[8:16] != importlib.util.source_hash(open(source, "rb").read()):
+        unusable.append(source + ": compiled from other source")
+print(json.dumps({"checked": checked, "unusable": unusable}))
+"""
+
+
+def test_every_module_a_handler_imports_ships_its_bytecode(
+    build_dir: Path, functions: dict[str, BuiltFunction], python312: Path
+) -> None:
+    # Lambda cannot write __pycache__ (read-only /opt and /var/task): without these, every cold start
+    # compiles every module again (scripts/precompile_imports.py, run by `make build`).
+    build = str(build_dir.resolve())
+    for name, function in functions.items():
+        paths = [str(function.code_dir.resolve())]
+        for layer in function.layer_dirs:
+            paths += [str(layer.resolve() / "python" / "lib" / "python3.12" / "site-packages"),
+                      str(layer.resolve() / "python")]
+        probe = subprocess.run(
+            [str(python312), "-I", "-S", "-B", "-c", _BYTECODE_PROBE, build,
+             function.handler.rpartition(".")[0], json.dumps(paths)],
+            capture_output=True, text=True, check=False,
+            env={"PATH": "/usr/bin:/bin", "AWS_DEFAULT_REGION": "us-east-1"},
+        )
+        assert probe.returncode == 0, f"{name}: {probe.stderr[-2000:]}"
+        report = json.loads(probe.stdout)
+        assert report["checked"] > 100, name  # the handler really loaded its dependencies from the build
+        assert report["unusable"] == [], f"{name}: {report['unusable'][:5]}"
