@@ -4,8 +4,9 @@ screenshot of the old document's last frame, links of the new one with the old U
 stripped from one document and serialised from the next. Chromium can even leave a CDP screenshot
 unanswered when the document it was drawing is replaced under it.
 
-So the main frame's navigations are watched: the work is interrupted when one starts, and run again once the
-page is at rest (the navigation committed or given up, the new document's load event fired).
+So the main frame's navigations are watched: the work is run again once the page is at rest (the navigation
+committed or given up, the new document's load event fired), and a call that would otherwise wait forever
+(the screenshot's) is interrupted when one starts.
 """
 
 from __future__ import annotations
