@@ -43,6 +43,9 @@ def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
     return loaded
 
 
+_NO_VALUE = object()  # what Ref AWS::NoValue resolves to, until the property holding it is dropped
+
+
 @dataclass
 class Resolver:
     """Resolves intrinsic functions for local use."""
@@ -51,6 +54,7 @@ class Resolver:
     physical_names: dict[str, str] = field(default_factory=dict)
     attributes: dict[str, str] = field(default_factory=dict)  # "Logical.Attr" -> value
     region: str = "us-east-1"
+    parameters: dict[str, str] = field(default_factory=dict)  # overrides of the template's defaults
 
     def parameter(self, name: str) -> str:
         pseudo = {"AWS::Region": self.region, "AWS::URLSuffix": "amazonaws.com",
@@ -59,6 +63,8 @@ class Resolver:
         if name in pseudo:
             return pseudo[name]
         params = self.template.get("Parameters", {})
+        if name in self.parameters:
+            return self.parameters[name]
         if name in params:
             return str(params[name].get("Default", ""))
         return self.physical_names.get(name, name)
@@ -67,14 +73,15 @@ class Resolver:
         return bool(self.resolve(self.template.get("Conditions", {})[name]))
 
     def resolve(self, value: Any) -> Any:
+        # A property or list item that resolves to AWS::NoValue is left out, as CloudFormation does.
         if isinstance(value, list):
-            return [self.resolve(v) for v in value]
+            return [item for item in (self.resolve(v) for v in value) if item is not _NO_VALUE]
         if not isinstance(value, dict):
             return value
         if len(value) == 1:
             (key, arg), = value.items()
             if key == "Ref":
-                return self.parameter(arg)
+                return _NO_VALUE if arg == "AWS::NoValue" else self.parameter(arg)
             if key == "Fn::GetAtt":
                 return self.attributes.get(".".join(arg), f"{arg[0]}.{arg[1]}")
             if key == "Fn::Sub":
@@ -84,13 +91,16 @@ class Resolver:
                 return left == right
             if key == "Fn::Not":
                 return not self.resolve(arg[0])
+            if key == "Fn::And":
+                return all(self.resolve(condition) for condition in arg)
             if key == "Fn::If":
                 name, when_true, when_false = arg
                 return self.resolve(when_true if self.condition(name) else when_false)
             if key == "Fn::Join":
                 separator, parts = arg
                 return separator.join(str(p) for p in self.resolve(parts))
-        return {k: self.resolve(v) for k, v in value.items()}
+        resolved = {k: self.resolve(v) for k, v in value.items()}
+        return {k: v for k, v in resolved.items() if v is not _NO_VALUE}
 
     def _sub(self, arg: Any) -> str:
         text, extra = (arg, {}) if isinstance(arg, str) else (arg[0], self.resolve(arg[1]))
