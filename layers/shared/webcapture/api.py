@@ -6,6 +6,7 @@ contract's envelopes (never a stack trace), and counts requests that fail before
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from webcapture import metering
 from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
-from webcapture.errors import ApiError, NotFound, RequestValidationError
+from webcapture.errors import ApiError, InvalidJson, NotFound, RequestValidationError
 from webcapture.observability import logger, metrics, tracer
 from webcapture.settings import get_settings
 from webcapture.validation import parse_json_body, validate_request
@@ -117,11 +118,21 @@ def current_caller(app: APIGatewayRestResolver) -> Caller:
     return caller_from_event(app.current_event.raw_event)
 
 
+def raw_body(event: dict[str, Any]) -> str | bytes | None:
+    """The body as sent. Bytes when API Gateway base64-encoded it: Powertools' `decoded_body` would decode
+    them as UTF-8 itself and fail with a 500 on invalid input, before our parser could answer 400."""
+    body: str | None = event.get("body")
+    if not event.get("isBase64Encoded") or body is None:
+        return body
+    try:
+        return base64.b64decode(body, validate=True)
+    except ValueError:
+        raise InvalidJson("Request body is not valid base64") from None
+
+
 def request_body(app: APIGatewayRestResolver, model: type[ModelT]) -> ModelT:
     """The validated body: 413 over the size limit, 400 if not JSON, 422 with every issue."""
-    event = app.current_event
-    raw: str | bytes | None = event.decoded_body if event.is_base64_encoded else event.body
-    payload = parse_json_body(raw, get_settings().max_body_bytes)
+    payload = parse_json_body(raw_body(app.current_event.raw_event), get_settings().max_body_bytes)
     return validate_request(model, payload)
 
 

@@ -88,6 +88,7 @@ def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
     if kind == "custom":
         if "field" in ctx:
             path.append(ctx["field"])
+        path.extend(ctx.get("path", ()))  # a rule of the whole request that names a nested field
         return {"code": "custom", "path": path, "message": error["msg"]}
     return {"code": "custom", "path": path, "message": error["msg"]}
 
@@ -120,17 +121,50 @@ def issues_from(error: ValidationError, model: type[BaseModel]) -> list[dict[str
     return [_issue_from(e, model) for e in error.errors(include_url=False)]
 
 
+# CONTRACT 16: JSON nested deeper than this is refused before it can exhaust the interpreter's stack.
+MAX_JSON_DEPTH = 64
+
+
+def _refuse_constant(name: str) -> Any:
+    # json accepts NaN, Infinity and -Infinity, which are not JSON (RFC 8259) and break every range check.
+    raise InvalidJson(f"Request body is not valid JSON: {name} is not a JSON number")
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in a decoded value (iteratively: the value may be deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def parse_json_body(raw: str | bytes | None, max_bytes: int) -> Any:
-    """The decoded JSON body: 413 over the limit, 400 when it is not JSON at all."""
-    data = raw.encode() if isinstance(raw, str) else (raw or b"")
+    """The decoded JSON body: 413 over the limit, 400 when it is not strict UTF-8 JSON (CONTRACT 5, 16)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else (raw or b"")
     if len(data) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds {max_bytes // 1024} KB")
-    if not data.strip():
+    try:
+        text = data.decode("utf-8")  # strictly: json.loads(bytes) would also guess UTF-16 and UTF-32
+    except UnicodeDecodeError:
+        raise InvalidJson("Request body is not valid UTF-8") from None
+    if not text.strip():
         raise InvalidJson("Request body is empty; send a JSON object")
     try:
-        return json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
+        payload = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        payload, too_deep = None, True
+    except ValueError as exc:
         raise InvalidJson(f"Request body is not valid JSON: {exc}") from None
+    else:
+        too_deep = _depth(payload) > MAX_JSON_DEPTH
+    if too_deep:
+        raise InvalidJson(f"Request body nests deeper than {MAX_JSON_DEPTH} levels")
+    return payload
 
 
 def validate_request(model: type[ModelT], payload: Any) -> ModelT:
