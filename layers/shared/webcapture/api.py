@@ -142,13 +142,15 @@ def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operat
     return Response(200, content_types.APPLICATION_JSON, _json(body))
 
 
-def binary(app: APIGatewayRestResolver, body: bytes, content_type: str) -> Response[bytes]:
+def binary(app: APIGatewayRestResolver, body: bytes, content_type: str,
+           headers: dict[str, str] | None = None) -> Response[bytes]:
     """Raw bytes; Powertools base64-encodes them for API Gateway's binary media types."""
-    return Response(200, content_type, body, headers={"Cache-Control": "no-store"})
+    return Response(200, content_type, body, headers={"Cache-Control": "no-store", **(headers or {})})
 
 
 def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
-              operation: Operation) -> Response[str]:
+              operation: Operation, headers: dict[str, str] | None = None) -> Response[str]:
     """303 to where the result was stored, with the JSON envelope for clients that read the body."""
     body = success_body(data, request_id(app), cost_of(operation))
-    return Response(303, content_types.APPLICATION_JSON, _json(body), headers={"Location": location})
+    return Response(303, content_types.APPLICATION_JSON, _json(body),
+                    headers={"Location": location, **(headers or {})})

@@ -7,7 +7,8 @@ Puppeteer's, and so are the semantics followed here:
   (image = clip size x scale x deviceScaleFactor); with captureBeyondViewport false, the part of the clip
   outside the viewport comes out blank (Chromium does not render it), so the size stays predictable;
 - fullPage (the default) captures the page's whole CSS content size; with captureBeyondViewport false the
-  viewport is first resized to that size, as Puppeteer does;
+  viewport is first resized to that size, as Puppeteer does; a page whose image would exceed the pixel
+  limits (CONTRACT 16, webcapture.pixel_limits) is cut to them from the top left, with a warning;
 - captureBeyondViewport defaults to true for clip and fullPage captures and is off for a viewport capture;
 - omitBackground clears the default white background for png and webp (jpeg has no alpha);
 - quality applies to jpeg and webp (the request model refuses it for png);
@@ -30,6 +31,7 @@ from webcapture.browser.page_motion import PageMoving
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
 from webcapture.images import CONTENT_TYPES, ImageFormat, image_info
 from webcapture.models.requests import ScreenshotOptions, ScreenshotRequest, Viewport
+from webcapture.pixel_limits import MAX_PIXELS, MAX_SIDE_PX, largest_css_size
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class Screenshot:
     final_url: str  # after redirects: the document that was captured
     status_code: int | None  # of the main document's last response; None if there was no HTTP response
     requested_url: str
+    # Said to the caller as data.warning / X-Webcapture-Warning (operations/answer_warnings).
+    warnings: tuple[str, ...] = ()
 
     @property
     def size(self) -> int:
@@ -68,7 +72,7 @@ def page_setup(viewport: Viewport) -> PageSetup:
 def take_screenshot(request: ScreenshotRequest) -> Screenshot:
     def capture(loaded: LoadedPage) -> Screenshot:
         # A navigation during the capture makes it start again once the page is at rest (page_session).
-        image = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
+        image, warnings = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
         info = image_info(image)
         return Screenshot(
             image=image,
@@ -78,12 +82,15 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
             final_url=loaded.page.url,
             status_code=loaded.status_code,
             requested_url=request.url,
+            warnings=warnings,
         )
 
     return with_loaded_page(request.url, request.waitTime, capture, page_setup(request.viewport))
 
 
-def _capture(loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor: float) -> bytes:
+def _capture(
+    loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor: float
+) -> tuple[bytes, tuple[str, ...]]:
     page = loaded.page
     cdp = page.context.new_cdp_session(page)
     # Chromium may never answer a capture whose document is replaced under it; detaching fails the call now.
@@ -97,8 +104,9 @@ def _capture(loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor
 
 def _capture_with(
     cdp: CDPSession, page: Page, options: ScreenshotOptions, device_scale_factor: float
-) -> bytes:
+) -> tuple[bytes, tuple[str, ...]]:
     params: dict[str, Any] = {"format": options.type}
+    warnings: tuple[str, ...] = ()
     if options.quality is not None and options.type != "png":
         params["quality"] = options.quality
     if options.fromSurface is not None:
@@ -122,6 +130,15 @@ def _capture_with(
     elif options.fullPage:
         size = metrics["cssContentSize"]
         width, height = math.ceil(size["width"]), math.ceil(size["height"])
+        # The request model refused what it could know; only the page knows its own size (CONTRACT 16).
+        fit_width, fit_height = largest_css_size(width, height, device_scale_factor)
+        if (fit_width, fit_height) != (width, height):
+            warnings = (
+                f"The full page ({width}x{height} CSS px) exceeds the image limit of {MAX_SIDE_PX} px a side"
+                f" and {MAX_PIXELS // 1_000_000} megapixels; it was cut to {fit_width}x{fit_height} CSS px"
+                " from the top left",
+            )
+            width, height = fit_width, fit_height
         if options.captureBeyondViewport is False:
             # Puppeteer's way without capturing beyond the viewport: make the viewport the whole page.
             page.set_viewport_size(ViewportSize(width=width, height=height))
@@ -150,7 +167,7 @@ def _capture_with(
             "Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}}
         )
     result = cdp.send("Page.captureScreenshot", params)
-    return base64.b64decode(result["data"])
+    return base64.b64decode(result["data"]), warnings
 
 
 def _region(x: float, y: float, width: float, height: float, scale: float) -> dict[str, float]:

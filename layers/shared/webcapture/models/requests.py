@@ -12,16 +12,20 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from webcapture.pixel_limits import limit_message, output_px, too_large
+
 
 def _check_target_url(value: str) -> str:
     """`format uri` restricted to http/https with a host, as the capture endpoints need."""
     try:
         parts = urlsplit(value)
         host = parts.hostname
+        port = parts.port  # ValueError above 65535 or when not a number (CONTRACT 16)
     except ValueError:
         host = None
         parts = None
-    if parts is None or parts.scheme.lower() not in ("http", "https") or not host or any(
+        port = None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not host or port == 0 or any(
         ch.isspace() for ch in value
     ):
         raise PydanticCustomError("invalid_url", "Invalid url")
@@ -85,6 +89,21 @@ class ScreenshotRequest(_Strict):
     base64: bool = False
     screenshotOptions: ScreenshotOptions = Field(default_factory=ScreenshotOptions)
     viewport: Viewport = Field(default_factory=Viewport)
+
+    @model_validator(mode="after")
+    def _output_within_pixel_limits(self) -> ScreenshotRequest:
+        # CONTRACT 16: refuse before any browser work what is known to be too large. A full page is at
+        # least the viewport; its height is only known in the browser, which cuts it (browser/screenshot).
+        clip, dsf = self.screenshotOptions.clip, self.viewport.deviceScaleFactor
+        if clip is not None:
+            scale, width, height = dsf * (clip.scale or 1), clip.width, clip.height
+            path = ["screenshotOptions", "clip"]
+        else:
+            scale, width, height, path = dsf, self.viewport.width, self.viewport.height, ["viewport"]
+        out_width, out_height = output_px(width, scale), output_px(height, scale)
+        if too_large(out_width, out_height):
+            raise PydanticCustomError("custom", limit_message(out_width, out_height), {"path": path})
+        return self
 
     @property
     def wants_base64(self) -> bool:
