@@ -53,9 +53,11 @@ def test_api_key_gets_an_allow_all_routes_policy(aws_resources: None) -> None:
 def test_session_token(aws_resources: None, settings_env: pytest.MonkeyPatch) -> None:
     settings_env.setenv("JWT_HS256_SECRET", SECRET)
     get_settings.cache_clear()
-    token = jwt.encode({"sub": "user-9", "exp": int(time.time()) + 60}, SECRET, algorithm="HS256")
+    exp = int(time.time()) + 60
+    token = jwt.encode({"sub": "user-9", "exp": exp}, SECRET, algorithm="HS256")
     result = authorize(f"Bearer {token}")
-    assert result["context"] == {"userId": "user-9", "tokenKind": "session", "keyId": "", "limited": "false"}
+    assert result["context"] == {"userId": "user-9", "tokenKind": "session", "keyId": "", "limited": "false",
+                                 "exp": str(exp)}
 
 
 @pytest.mark.parametrize("header", ["", "Bearer", "Basic dXNlcjpwYXNz", "Bearer wc_short", "Token wc_" + "a" * 64,

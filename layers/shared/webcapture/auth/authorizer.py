@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webcapture.auth import api_keys
-from webcapture.auth.session_tokens import looks_like_jwt, verify_session_token
+from webcapture.auth.session_tokens import looks_like_jwt, verify_session_claims
 from webcapture.errors import Unauthorized
 
 
@@ -16,8 +16,11 @@ def authenticate(authorization: str | None) -> dict[str, str]:
     if scheme.lower() != "bearer" or not token:
         raise Unauthorized()
     if looks_like_jwt(token):
-        user_id = verify_session_token(token)
-        return {"userId": user_id, "tokenKind": "session", "keyId": "", "limited": "false"}
+        claims = verify_session_claims(token)
+        # API Gateway caches this answer (ReauthorizeEvery); `exp` lets the function refuse a token that
+        # expired since (auth/caller.py).
+        return {"userId": claims.user_id, "tokenKind": "session", "keyId": "", "limited": "false",
+                "exp": str(claims.expires_at)}
     if not api_keys.looks_like_api_key(token):
         raise Unauthorized()
     record = api_keys.find_by_key(token)  # one GetItem on the hash

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from webcapture.auth.api_keys import hash_key
+from webcapture.auth.session_tokens import EXPIRY_LEEWAY_S
 from webcapture.errors import Unauthorized
 
 TokenKind = Literal["api_key", "session"]
@@ -32,6 +35,16 @@ def bearer_token(headers: dict[str, Any] | None) -> str | None:
     return None
 
 
+def _refuse_if_expired(exp: Any) -> None:
+    """The authorizer's answer is cached for minutes; the token's own `exp` still ends the session."""
+    try:
+        expires_at = float(exp)
+    except (TypeError, ValueError):
+        raise Unauthorized("Authentication required") from None
+    if not math.isfinite(expires_at) or time.time() > expires_at + EXPIRY_LEEWAY_S:
+        raise Unauthorized("Authentication required. The session token has expired.")
+
+
 def caller_from_event(event: dict[str, Any]) -> Caller:
     context = (event.get("requestContext") or {}).get("authorizer") or {}
     user_id = context.get("userId")
@@ -39,6 +52,7 @@ def caller_from_event(event: dict[str, Any]) -> Caller:
     if not user_id or kind not in ("api_key", "session"):
         raise Unauthorized("Authentication required")
     if kind == "session":
+        _refuse_if_expired(context.get("exp"))
         return Caller(user_id=str(user_id), kind="session")
     token = bearer_token(event.get("headers"))
     if token is None:

@@ -6,6 +6,7 @@ HS256 secret (algorithm confusion) and `alg: none` is never accepted.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -16,6 +17,8 @@ from webcapture.settings import Settings, get_settings
 
 ASYMMETRIC_ALGORITHMS = frozenset({"EdDSA", "ES256", "RS256"})
 _REQUIRED_CLAIMS = ["exp", "sub"]
+# Clock skew tolerated on `exp`, by the authorizer and again by the function (auth/caller.py).
+EXPIRY_LEEWAY_S = 30
 
 
 def looks_like_jwt(token: str) -> bool:
@@ -38,8 +41,19 @@ def _signing_key(token: str, settings: Settings) -> tuple[Any, list[str]]:
     raise jwt.InvalidAlgorithmError(f"algorithm {algorithm!r} is not accepted")
 
 
+@dataclass(frozen=True)
+class SessionClaims:
+    user_id: str  # `sub`
+    expires_at: int  # `exp`, seconds since the epoch
+
+
 def verify_session_token(token: str, settings: Settings | None = None) -> str:
     """The token's user id (`sub`), or Unauthorized."""
+    return verify_session_claims(token, settings).user_id
+
+
+def verify_session_claims(token: str, settings: Settings | None = None) -> SessionClaims:
+    """The token's user id and expiry, or Unauthorized."""
     settings = settings or get_settings()
     if not (settings.jwt_jwks_url or settings.jwt_hs256_secret):
         raise Unauthorized("Authentication required. Session tokens are not enabled.")
@@ -56,11 +70,11 @@ def verify_session_token(token: str, settings: Settings | None = None) -> str:
                 + (["aud"] if settings.jwt_audience else []),
                 "verify_aud": settings.jwt_audience is not None,
             },
-            leeway=30,
+            leeway=EXPIRY_LEEWAY_S,
         )
     except (jwt.PyJWTError, ValueError) as exc:
         raise Unauthorized("Authentication required. The session token is not valid.") from exc
     subject = claims.get("sub")
     if not isinstance(subject, str) or not subject:
         raise Unauthorized("Authentication required. The session token has no subject.")
-    return subject
+    return SessionClaims(user_id=subject, expires_at=int(claims["exp"]))
