@@ -51,7 +51,10 @@ def _update(key_hash: str, cost: int, *, limited: bool, now: str) -> None:
         condition = _USABLE + " AND remaining >= :cost"
         values[":cost"] = cost
     else:
-        expression, condition = _COUNT, _USABLE + " AND attribute_not_exists(remaining)"
+        # No limit: no `remaining`, or one set to NULL (CONTRACT 3: null means unlimited).
+        expression = _COUNT
+        condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
+        values[":null"] = "NULL"
     _table().update_item(
         Key={"keyHash": key_hash},
         UpdateExpression=expression,
