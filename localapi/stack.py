@@ -63,6 +63,8 @@ class LocalStack:
                 names[logical_id] = f"webcapture-local-{logical_id}"
             elif resource["Type"] == "AWS::S3::Bucket":
                 names[logical_id] = LOCAL_BUCKET
+            elif resource["Type"] == "AWS::CloudFront::Distribution":
+                names[logical_id] = ""  # none locally: moto serves the files, nothing to invalidate
         files_domain = f"{self.host}:{self.aws.port}/{LOCAL_BUCKET}"
         attributes = {"FilesDistribution.DomainName": files_domain}
         return Resolver(template, physical_names=names, attributes=attributes)

@@ -24,12 +24,14 @@ ACTIONS = {
     "get_object": "s3:GetObject", "head_object": "s3:GetObject", "put_object": "s3:PutObject",
     "upload_fileobj": "s3:PutObject", "delete_object": "s3:DeleteObject", "delete_objects": "s3:DeleteObject",
     "list_objects_v2": "s3:ListBucket", "get_secret_value": "secretsmanager:GetSecretValue",
+    "create_invalidation": "cloudfront:CreateInvalidation",
 }
 # Powertools' SecretsProvider(...).get(name) is GetSecretValue under the hood.
 CONSTRUCTORS = {"SecretsProvider": "secretsmanager:GetSecretValue"}
 # Settings fields that name a resource of the template.
 TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable"}
 BUCKETS = {"files_bucket": "FilesBucket"}
+DISTRIBUTIONS = {"files_distribution_id": "FilesDistribution"}
 SECRET = "secret"
 PACKAGE = "webcapture"
 
@@ -211,7 +213,8 @@ def _resource(action: str, fields: set[str], strings: set[str], indexes: dict[st
     where = f"{node.module}.{node.name}"
     if action.startswith("secretsmanager:"):
         return SECRET
-    pool = TABLES if action.startswith("dynamodb:") else BUCKETS
+    pool = (TABLES if action.startswith("dynamodb:") else DISTRIBUTIONS if action.startswith("cloudfront:")
+            else BUCKETS)
     named = {pool[f] for f in fields if f in pool}
     if len(named) != 1:
         raise UnclearResource(f"{where} calls {action} on {sorted(named) or 'an unnamed resource'}")

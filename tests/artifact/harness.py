@@ -22,7 +22,8 @@ EVENTS_DIR = REPO_ROOT / "events"
 COLD_START_LOG = REPO_ROOT / ".aws-sam" / "artifact-cold-starts.jsonl"
 RUNNER = Path(__file__).with_name("lambda_runner.py")
 PHYSICAL_NAMES = {"ApiKeysTable": "artifact-api-keys", "FilesTable": "artifact-files",
-                  "FilesBucket": "artifact-files-bucket"}
+                  "FilesBucket": "artifact-files-bucket",
+                  "FilesDistribution": ""}  # no distribution: a deleted file has no cached copy to invalidate
 FILES_DOMAIN = "files.artifact.test"
 
 

@@ -33,6 +33,9 @@ def resource_id(resource: Any) -> str:
         text = resource["Fn::Sub"]
         if ":secretsmanager:" in text:
             return SECRET
+        if distribution := re.fullmatch(r"arn:\$\{AWS::Partition\}:cloudfront::\$\{AWS::AccountId\}:"
+                                        r"distribution/\$\{(\w+)\}", text):
+            return distribution.group(1)
         match = re.fullmatch(r"\$\{(\w+)\.Arn\}(/index/[\w.-]+|/[\w/*-]*)?", text)
         assert match, f"unexpected resource {text}"
         logical_id, suffix = match.groups()
@@ -86,6 +89,9 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     assert ("s3:PutObject", "FilesBucket") in needed("ScreenshotFunction")
     assert ("secretsmanager:GetSecretValue", SECRET) in needed("AiExtractFunction")
     assert needed("MethodNotAllowedFunction") == set()
+    assert ("cloudfront:CreateInvalidation", "FilesDistribution") in needed("FilesDeleteFunction")
+    assert all(("cloudfront:CreateInvalidation", "FilesDistribution") not in needed(name)
+               for name in FUNCTIONS if name != "FilesDeleteFunction")
 
 
 def test_the_analysis_reads_all_of_webcapture() -> None:

@@ -13,6 +13,7 @@ import boto3
 from botocore.config import Config
 
 if TYPE_CHECKING:
+    from mypy_boto3_cloudfront.client import CloudFrontClient
     from mypy_boto3_dynamodb.service_resource import Table
     from mypy_boto3_s3.client import S3Client
 
@@ -33,7 +34,14 @@ def s3_client() -> S3Client:
     return client
 
 
+@lru_cache(maxsize=1)
+def cloudfront_client() -> CloudFrontClient:
+    client: CloudFrontClient = boto3.client("cloudfront", config=_CONFIG)
+    return client
+
+
 def reset_clients() -> None:
     """Forget cached clients (tests switch endpoints between moto instances)."""
     dynamodb_table.cache_clear()
     s3_client.cache_clear()
+    cloudfront_client.cache_clear()

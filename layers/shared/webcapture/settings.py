@@ -41,6 +41,8 @@ class Settings:
     files_bucket: str = "webcapture-files"
     public_base_url: str = ""
     file_retention_days: int = 30
+    # The CloudFront distribution in front of the bucket, to invalidate a deleted file; none locally.
+    files_distribution_id: str | None = None
 
     # Authentication (CONTRACT 4)
     jwt_jwks_url: str | None = None
@@ -84,6 +86,7 @@ class Settings:
             files_bucket=env("FILES_BUCKET", cls.files_bucket),
             public_base_url=env("PUBLIC_BASE_URL", "").rstrip("/"),
             file_retention_days=_int("FILE_RETENTION_DAYS", cls.file_retention_days),
+            files_distribution_id=_optional("FILES_DISTRIBUTION_ID"),
             jwt_jwks_url=_optional("JWT_JWKS_URL"),
             jwt_hs256_secret=_optional("JWT_HS256_SECRET"),
             jwt_algorithms=_list("JWT_ALGORITHMS") or cls.jwt_algorithms,

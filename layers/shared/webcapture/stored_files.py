@@ -7,18 +7,24 @@ failure never leaves a record pointing at nothing.
 from __future__ import annotations
 
 import json
+import string
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
-from webcapture.aws import dynamodb_table, s3_client
+from webcapture.aws import cloudfront_client, dynamodb_table, s3_client
 from webcapture.envelopes import utc_timestamp
 from webcapture.images import CONTENT_TYPES, FILE_EXTENSIONS, ImageFormat
+from webcapture.observability import logger, metrics
 from webcapture.settings import get_settings
 
+# Cached a day at most (CloudFront and browsers): a deleted file is also invalidated at CloudFront, but a
+# browser's copy can only age out.
+CACHE_CONTROL = "public, max-age=86400"
 RECORD_FIELDS = ("id", "url", "filename", "storage_key", "public_url", "metadata", "created_at", "expires_at")
 
 
@@ -30,12 +36,28 @@ class StoredFile:
     record: dict[str, str]
 
 
+# A user id is the caller's own string (a JWT `sub` can hold "/", "?", "#", ".."): in a key it is one path
+# segment of S3's safe characters only, each other byte written as "!" and two hex digits (S3 lists "!" as
+# safe; "%" among the characters to avoid). Ids of letters, digits, "-", "_" and "." are kept as they are.
+_KEY_SAFE = frozenset(string.ascii_letters + string.digits + "-_.")
+
+
+def key_segment(user_id: str) -> str:
+    """`user_id` as one safe path segment; different ids always give different segments."""
+    segment = "".join(
+        char if char in _KEY_SAFE else "".join(f"!{b:02X}" for b in char.encode("utf-8", "surrogatepass"))
+        for char in user_id
+    )
+    # "." and ".." would be read as path steps by anything that normalises the URL.
+    return segment.replace(".", "!2E") if segment.strip(".") == "" else segment
+
+
 def storage_key_for(user_id: str, file_id: str, image_format: ImageFormat) -> str:
-    return f"screenshots/{user_id}/{file_id}.{FILE_EXTENSIONS[image_format]}"
+    return f"screenshots/{key_segment(user_id)}/{file_id}.{FILE_EXTENSIONS[image_format]}"
 
 
 def public_url_for(storage_key: str) -> str:
-    return f"{get_settings().public_base_url}/{storage_key}"
+    return f"{get_settings().public_base_url}/{quote(storage_key, safe='/!')}"
 
 
 def store_image(
@@ -63,7 +85,7 @@ def store_image(
         Key=key,
         Body=image,
         ContentType=CONTENT_TYPES[image_format],
-        CacheControl="public, max-age=31536000, immutable",
+        CacheControl=CACHE_CONTROL,
     )
     try:
         dynamodb_table(settings.files_table).put_item(
@@ -125,4 +147,23 @@ def delete_file(*, user_id: str, file_id: str, delete_from_storage: bool) -> Del
     except ClientError as error:
         return DeletionResult(file_id, True, True, False, record,
                               error=f"Storage deletion failed: {error.response['Error']['Code']}")
+    _invalidate_cached_copy(record["storage_key"])
     return DeletionResult(file_id, True, True, True, record)
+
+
+def _invalidate_cached_copy(storage_key: str) -> None:
+    """Ask CloudFront to drop its copy of a deleted object. A failure is logged and counted, not the
+    caller's problem: the object is gone and the cached copy ages out within CACHE_CONTROL's day."""
+    distribution_id = get_settings().files_distribution_id
+    if distribution_id is None:  # the local API serves files straight from the bucket
+        return
+    path = "/" + quote(storage_key, safe="/!")
+    try:
+        cloudfront_client().create_invalidation(
+            DistributionId=distribution_id,
+            InvalidationBatch={"Paths": {"Quantity": 1, "Items": [path]},
+                               "CallerReference": str(uuid.uuid4())},
+        )
+    except (ClientError, BotoCoreError) as error:
+        logger.warning("CloudFront invalidation failed", extra={"path": path, "error": str(error)})
+        metrics.add_metric(name="CacheInvalidationFailures", unit="Count", value=1)
