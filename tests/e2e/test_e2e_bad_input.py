@@ -1,0 +1,66 @@
+"""Over real HTTP against the local API: bad bodies and odd requests get the contract's answers (CONTRACT 16)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.test_e2e_capture import png_size
+from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.fixture_server import get_server
+from tests.support.local_api import LocalApi
+
+BAD_BODIES = {
+    "not-utf8": b"\xff{}",
+    "100k-deep": b"[" * 100_000,
+    "50k-deep-closed": b"[" * 50_000 + b"]" * 50_000,
+    "65-deep": b'{"a":' * 64 + b"{}" + b"}" * 64,
+    "nan": b'{"fileId": "x", "n": NaN}',
+    "infinity": b'{"url": "http://example.com/", "waitTime": Infinity}',
+}
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "text/plain; charset=utf-8"])
+@pytest.mark.parametrize("name", list(BAD_BODIES))
+def test_bad_bodies_are_400_invalid_json(local_api: LocalApi, name: str, content_type: str) -> None:
+    # API Gateway base64-encodes these bodies (BinaryMediaTypes lists */*), so both paths are the same here;
+    # a missing Content-Type arrives as text.
+    for path in ("/v1/files/delete", "/v1/web/screenshot"):
+        response = local_api.call("POST", path, data=BAD_BODIES[name], headers={"Content-Type": content_type})
+        assert_envelope_error(response, 400, "INVALID_JSON")
+    bare = local_api.call("POST", "/v1/files/delete", data=BAD_BODIES[name])
+    assert bare.status_code == 400, bare.text
+
+
+def test_port_out_of_range_is_422(local_api: LocalApi) -> None:
+    response = local_api.call("POST", "/v1/web/screenshot", json={"url": "http://example.com:99999/"})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["issues"] == [{"code": "invalid_string", "validation": "url", "path": ["url"],
+                                                   "message": "Invalid url"}]
+
+
+# ------------------------------------------------------------------ pixel limits
+def test_oversized_capture_is_422_before_any_browser_work(local_api: LocalApi) -> None:
+    response = local_api.call("POST", "/v1/web/screenshot", json={
+        "url": "http://example.com/", "viewport": {"width": 3840, "height": 2160, "deviceScaleFactor": 10}})
+    assert response.status_code == 422, response.text
+    [issue] = response.json()["error"]["issues"]
+    assert issue["code"] == "custom" and issue["path"] == ["viewport"]
+
+
+def test_a_page_a_million_px_tall_is_cut_with_a_warning(local_api: LocalApi) -> None:
+    url = get_server().url("/huge.html")
+    response = local_api.call("POST", "/v1/web/screenshot", json={"url": url, "viewport": {"width": 200}})
+    assert response.status_code == 200, response.text
+    assert png_size(response.content) == (200, 16384)
+    assert "cut to 200x16384" in response.headers["X-Webcapture-Warning"]
+
+    as_json = local_api.call("POST", "/v1/web/screenshot", json={"url": url, "viewport": {"width": 200},
+                                                                 "base64": True})
+    data = assert_success(as_json, 1)["data"]
+    assert (data["metadata"]["width"], data["metadata"]["height"]) == (200, 16384)
+    assert "cut to 200x16384" in data["warning"]
+    assert "X-Webcapture-Warning" not in as_json.headers
+
+    # The browser survived: the next capture works and has nothing to warn about.
+    plain = local_api.call("POST", "/v1/web/screenshot", json={"url": get_server().url("/plain.html")})
+    assert plain.status_code == 200 and "X-Webcapture-Warning" not in plain.headers
