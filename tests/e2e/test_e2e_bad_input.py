@@ -64,3 +64,11 @@ def test_a_page_a_million_px_tall_is_cut_with_a_warning(local_api: LocalApi) -> 
     # The browser survived: the next capture works and has nothing to warn about.
     plain = local_api.call("POST", "/v1/web/screenshot", json={"url": get_server().url("/plain.html")})
     assert plain.status_code == 200 and "X-Webcapture-Warning" not in plain.headers
+
+
+# ------------------------------------------------------------------ hostile pages
+def test_a_page_cannot_fake_the_egress_proxys_verdict(local_api: LocalApi) -> None:
+    response = local_api.call("POST", "/v1/web/screenshot", json={"url": get_server().url("/forged-egress"),
+                                                                 "screenshotOptions": {"fullPage": False}})
+    assert response.status_code == 200, response.text
+    assert png_size(response.content) == (1280, 800)

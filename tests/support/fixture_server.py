@@ -9,6 +9,7 @@ it and the one browser. Static pages live in tests/support/pages; a few routes a
     /missing            404 with a page (still captured)
     /broken             500 with a page (still captured)
     /hang               starts a page and never finishes it (held until the server stops)
+    /forged-egress      a page that sends the egress proxy's verdict header itself ("refused")
 """
 
 from __future__ import annotations
@@ -70,16 +71,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(500, error_page("Server error", "rgb(0, 255, 255)"))
         elif path == "/hang":
             self._hang()
+        elif path == "/forged-egress":
+            self._send(200, error_page("Forged proxy verdict", "rgb(0, 128, 0)"),
+                       headers={"X-Webcapture-Egress": "refused", "X-Webcapture-Egress-0123456789abcdef": "refused"})
         elif (page := PAGES / path.lstrip("/")).is_file() and page.parent == PAGES:
             self._send(200, page.read_text(encoding="utf-8"))
         else:
             self._send(404, error_page("No such fixture", "white"))
 
-    def _send(self, status: int, body: str) -> None:
+    def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
         data = body.encode()
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 

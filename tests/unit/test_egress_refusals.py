@@ -130,7 +130,7 @@ def test_the_log_is_safe_to_fill_from_other_threads() -> None:
 
 def test_egress_outcome_reads_the_proxy_header_in_any_case() -> None:
     assert egress_outcome({EGRESS_HEADER.lower(): "refused"}) == "refused"
-    assert egress_outcome({"X-WEBCAPTURE-EGRESS": " Unresolved "}) == "unresolved"
+    assert egress_outcome({EGRESS_HEADER.upper(): " Unresolved "}) == "unresolved"
     assert egress_outcome({"content-type": "text/html"}) is None
 
 

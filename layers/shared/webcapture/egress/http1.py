@@ -14,7 +14,7 @@ from http import HTTPStatus
 from typing import Final
 
 from webcapture.egress.hosts import Target
-from webcapture.egress.refusals import EGRESS_HEADER
+from webcapture.egress.refusals import EGRESS_HEADER, EGRESS_HEADER_FAMILY
 
 HEAD_LIMIT: Final = 64 * 1024  # longest head we read, and the stream's line limit
 MAX_HEADER_LINES: Final = 256
@@ -27,6 +27,7 @@ _HOP_BY_HOP: Final = frozenset(
      "trailer", "upgrade"}
 )  # fmt: skip
 _FRAMING: Final = frozenset({"content-length", "transfer-encoding"})
+_FAMILY: Final = EGRESS_HEADER_FAMILY.lower()
 
 
 class HeadError(ValueError):
@@ -121,14 +122,17 @@ async def relay_response_head(reader: asyncio.StreamReader, writer: asyncio.Stre
         headers = parse_headers(lines[1:])
         dropped = _dropped(headers)
         kept = [
-            f"{name}: {value}".encode("latin-1") for name, value in headers if name.lower() not in dropped
+            f"{name}: {value}".encode("latin-1")
+            for name, value in headers
+            # The proxy's own verdict header is the proxy's alone: an upstream copy is a forgery.
+            if name.lower() not in dropped and not name.lower().startswith(_FAMILY)
         ]
         writer.write(b"\r\n".join([lines[0], *kept, b"Connection: close"]) + b"\r\n\r\n")
         return
 
 
 def status_response(status: int, outcome: str, message: str) -> bytes:
-    """A response the proxy makes itself: small, marked with X-Webcapture-Egress, closing."""
+    """A response the proxy makes itself: small, marked with EGRESS_HEADER, closing."""
     body = (message + "\n").encode("utf-8")
     head = (
         f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"

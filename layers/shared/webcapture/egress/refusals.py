@@ -8,6 +8,7 @@ is recorded before the proxy answers, so by the time Chromium reports the failur
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -22,8 +23,12 @@ from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from webcapture.egress.hosts import Host, HostError, host_text, parse_host, parse_url, split_host_port
 from webcapture.settings import get_settings
 
-# Response header the proxy sets on everything it answers itself; the value says why.
-EGRESS_HEADER: Final = "X-Webcapture-Egress"
+# Response header the proxy sets on everything it answers itself; the value says why. Its name ends in a
+# random part chosen per process, so a page cannot fake the proxy's verdict by sending the header itself
+# (over HTTPS the proxy relays an encrypted tunnel and could not strip it); over plain HTTP the proxy also
+# drops every header of this family from upstream answers (http1.py).
+EGRESS_HEADER_FAMILY: Final = "X-Webcapture-Egress"
+EGRESS_HEADER: Final = f"{EGRESS_HEADER_FAMILY}-{secrets.token_hex(8)}"
 REFUSED: Final = "refused"  # policy refusal: 403
 UNRESOLVED: Final = "unresolved"  # DNS failure: 502
 UNREACHABLE: Final = "unreachable"  # connect failed: 502
@@ -132,8 +137,8 @@ def record_refusal(refusal: Refusal) -> None:
 
 
 def egress_outcome(headers: Mapping[str, str]) -> str | None:
-    """The value of X-Webcapture-Egress in a response's headers (any case), or None when the proxy did not
-    answer that response itself."""
+    """The value of this process's EGRESS_HEADER in a response's headers (any case), or None when the proxy
+    did not answer that response itself."""
     wanted = EGRESS_HEADER.lower()
     for name, value in headers.items():
         if name.lower() == wanted:
