@@ -62,7 +62,7 @@ class Settings:
     chromium_pack_dir: str | None = None
     cache_dir: Path = field(default_factory=_default_cache_dir)
 
-    # Egress policy (CONTRACT 13): CIDRs allowed in development and tests only.
+    # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
 
     # AI provider (CONTRACT 9)

@@ -106,11 +106,35 @@ def classify(address: IPAddress, allow: Iterable[IPNetwork] = ()) -> Verdict:
     return Verdict(address, False, reason, wrapped, None)
 
 
-@lru_cache(maxsize=8)
-def allow_networks(cidrs: tuple[str, ...]) -> tuple[IPNetwork, ...]:
-    """Parse WEBCAPTURE_EGRESS_ALLOW. A bad entry raises: a dev setting that silently allows nothing (or
-    everything) is worse than a loud failure."""
-    return tuple(ipaddress.ip_network(cidr, strict=False) for cidr in cidrs)
+@lru_cache(maxsize=64)
+def allow_networks(entries: tuple[str, ...], port: int | None = None) -> tuple[IPNetwork, ...]:
+    """Parse WEBCAPTURE_EGRESS_ALLOW: the networks it opens for `port`. An entry is a CIDR or an address
+    (every port), or `address:port` / `[v6address]:port` (that port only: a dev server, not every service
+    on loopback, such as the local AWS emulator). A bad entry raises: a dev setting that silently allows
+    nothing (or everything) is worse than a loud failure."""
+    networks = []
+    for entry in entries:
+        network, entry_port = _allow_entry(entry)
+        if entry_port is None or entry_port == port:
+            networks.append(network)
+    return tuple(networks)
+
+
+def _allow_entry(entry: str) -> tuple[IPNetwork, int | None]:
+    address, port = entry, None
+    if entry.startswith("["):
+        address, _, rest = entry[1:].partition("]")
+        port = _port(rest.removeprefix(":"), entry) if rest else None
+    elif entry.count(":") == 1:
+        address, _, text = entry.partition(":")
+        port = _port(text, entry)
+    return ipaddress.ip_network(address, strict=False), port
+
+
+def _port(text: str, entry: str) -> int:
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ValueError(f"WEBCAPTURE_EGRESS_ALLOW: bad port in {entry!r}")
+    return int(text)
 
 
 def _unwrap(address: IPAddress) -> tuple[ipaddress.IPv4Address | None, str | None]:

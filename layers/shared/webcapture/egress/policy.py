@@ -58,7 +58,7 @@ def port_allowed(port: int) -> bool:
 
 def judge(host: str, port: int, addresses: Iterable[IPAddress], *, resolved: bool) -> Route:
     """Apply the address and port rules to an already resolved host. Pure: no I/O."""
-    allow = allow_networks(get_settings().egress_allow)
+    allow = allow_networks(get_settings().egress_allow, port)
     verdicts = [classify(address, allow) for address in addresses]
     for verdict in verdicts:
         if not verdict.allowed:

@@ -252,7 +252,7 @@ class EgressProxy:
     async def _open(self, route: Route) -> Streams:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._timeouts.connect
-        allow = allow_networks(get_settings().egress_allow)
+        allow = allow_networks(get_settings().egress_allow, route.port)
         error: BaseException = OSError("no address")
         for index, address in enumerate(route.addresses):
             # Belt and braces: whatever reaches the connector was judged allowed a moment ago.
