@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.e2e.test_e2e_capture import png_size
 from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.fake_openai import FakeOpenAI, completion
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
 
@@ -72,3 +75,14 @@ def test_a_page_cannot_fake_the_egress_proxys_verdict(local_api: LocalApi) -> No
                                                                  "screenshotOptions": {"fullPage": False}})
     assert response.status_code == 200, response.text
     assert png_size(response.content) == (1280, 800)
+
+
+def test_a_page_with_html_over_the_limit_is_read_in_part(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:
+    # The default limit, 1,000,000 characters, and a page whose rendered HTML is a little longer.
+    fake_openai.script(completion("A page of filler text."))
+    response = local_api.call("POST", "/v1/web/ai-extract", json={
+        "url": get_server().url("/big-dom.html?n=1100000"), "responseType": "text"})
+    data = assert_success(response, 5)["data"]
+    assert data["text"] == "A page of filler text."
+    assert "exceeds the limit of 1000000 characters" in data["warning"]
+    assert "Start of the page" in json.dumps(fake_openai.requests[-1].body)

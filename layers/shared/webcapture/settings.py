@@ -72,6 +72,9 @@ class Settings:
     ai_model: str = "gpt-4.1-mini"
     ai_timeout_s: float = 20.0
     ai_content_budget_chars: int = 60_000
+    # The rendered HTML read from the browser for extraction, at most (longer pages are cut, with a warning).
+    # html.parser and markdownify take about 15 us a character of dense markup here (README, Decisions).
+    max_html_chars: int = 1_000_000
 
     # Observability
     service_name: str = "webcapture"
@@ -107,6 +110,7 @@ class Settings:
             ai_model=env("WEBCAPTURE_AI_MODEL", "") or cls.ai_model,
             ai_timeout_s=float(env("WEBCAPTURE_AI_TIMEOUT_S", "") or cls.ai_timeout_s),
             ai_content_budget_chars=_int("WEBCAPTURE_AI_CONTENT_BUDGET_CHARS", cls.ai_content_budget_chars),
+            max_html_chars=_int("WEBCAPTURE_MAX_HTML_CHARS", cls.max_html_chars),
             service_name=env("POWERTOOLS_SERVICE_NAME", cls.service_name),
             metrics_namespace=env("POWERTOOLS_METRICS_NAMESPACE", cls.metrics_namespace),
         )

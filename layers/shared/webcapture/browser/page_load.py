@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.settings import get_settings
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,8 @@ class PageSnapshot:
     final_url: str
     status_code: int | None
     title: str
+    # Said to the caller as data.warning (answer_warnings): the HTML was cut to the configured limit.
+    warnings: tuple[str, ...] = ()
 
 
 # Computed style is the only reliable test: class rules, media queries and scripts all end up there.
@@ -37,12 +40,37 @@ _REMOVE_INVISIBLE_JS = """
 """
 
 
+# page.content(), but cut in the browser: a page can build a DOM of any size, and all of it would otherwise
+# cross to Python and go through the HTML parser before the Markdown budget applies. What the Markdown step
+# drops anyway (scripts, styles, embedded documents; ai/page_content.py) is removed first so that it does
+# not use up the limit; the start of a page is where its main content usually is, and the parser closes
+# whatever the cut leaves open.
+_SERIALIZE_JS = """
+(limit) => {
+  for (const element of document.querySelectorAll(
+      "script, style, noscript, template, svg, canvas, iframe, frame, frameset, object, embed")) {
+    element.remove();
+  }
+  const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
+  const html = doctype + (document.documentElement ? document.documentElement.outerHTML : "");
+  return {html: html.length > limit ? html.slice(0, limit) : html, length: html.length};
+}
+"""
+
+
 def load_page(url: str, wait_time_ms: int) -> PageSnapshot:
+    limit = get_settings().max_html_chars
+
     def snapshot(loaded: LoadedPage) -> PageSnapshot:
         page = loaded.page
         page.evaluate(_REMOVE_INVISIBLE_JS)
-        return PageSnapshot(
-            html=page.content(), final_url=page.url, status_code=loaded.status_code, title=page.title()
+        serialized = page.evaluate(_SERIALIZE_JS, limit)
+        length = int(serialized["length"])
+        warnings = () if length <= limit else (
+            f"The page's HTML ({length} characters) exceeds the limit of {limit} characters; only its first "
+            f"{limit} characters were read",
         )
+        return PageSnapshot(html=str(serialized["html"]), final_url=page.url, status_code=loaded.status_code,
+                            title=page.title(), warnings=warnings)
 
     return with_loaded_page(url, wait_time_ms, snapshot)
