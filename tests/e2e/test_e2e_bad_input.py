@@ -86,3 +86,15 @@ def test_a_page_with_html_over_the_limit_is_read_in_part(local_api: LocalApi, fa
     assert data["text"] == "A page of filler text."
     assert "exceeds the limit of 1000000 characters" in data["warning"]
     assert "Start of the page" in json.dumps(fake_openai.requests[-1].body)
+
+
+def test_a_schema_pattern_that_backtracks_without_end_is_422(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:
+    fake_openai.requests.clear()  # (a+)+$ on "a" * 30 + "!" would keep `re` busy for minutes: never get there
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "(a+)+$"}}}
+    response = local_api.call("POST", "/v1/web/ai-extract", json={
+        "url": get_server().url("/product.html"), "prompt": "Extract the code",
+        "response_format": {"type": "json_schema", "schema": schema}})
+    assert response.status_code == 422, response.text
+    [issue] = response.json()["error"]["issues"]
+    assert issue["path"] == ["response_format"] and "(a+)+$" in issue["message"]
+    assert fake_openai.requests == [] and fake_openai.pending == 0

@@ -27,6 +27,9 @@ from webcapture.settings import Settings, get_settings
 _MAX_PROBLEMS = 5
 _MIN_CALL_S = 1.0  # below this a model call cannot succeed; say so instead of timing out
 _REFUSAL_MAX_CHARS = 500
+# A JSON reply longer than this is not checked against the caller's schema: its patterns could take
+# polynomial time on long strings (ai/safe_patterns.py refuses the exponential ones).
+MAX_JSON_REPLY_CHARS = 100_000
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,8 @@ def _parse_json(answer: Completion, output: OutputSpec) -> dict[str, Any]:
     text = _strip_code_fence((answer.content or "").strip())
     if not text:
         raise _Unusable("the reply was empty")
+    if len(text) > MAX_JSON_REPLY_CHARS:
+        raise _Unusable(f"the reply was longer than {MAX_JSON_REPLY_CHARS} characters")
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except ValueError as error:

@@ -25,6 +25,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from webcapture.ai.safe_patterns import pattern_problem, schema_patterns
 from webcapture.errors import RequestValidationError
 from webcapture.models.requests import AiExtractRequest
 
@@ -182,6 +183,10 @@ def check_json_schema(schema: dict[str, Any]) -> None:
             resolver.lookup(ref)
         except Unresolvable:
             raise _invalid(f"$ref {ref[:100]!r} does not resolve within the schema") from None
+    # The patterns run in Python's `re` on the model's output: none that can backtrack without end.
+    for pattern in schema_patterns(schema):
+        if (problem := pattern_problem(pattern)) is not None:
+            raise _invalid(f"pattern {pattern[:100]!r} {problem}, which can take exponential time to check")
 
 
 def iter_subschemas(
