@@ -1,7 +1,7 @@
 """Money and time over the local API: a request the gateway answered with its own 504 is never charged,
 and a key's in-flight limit refuses the extra request with 429 and takes no credit for it.
 
-Its own local API: an 8 s gateway timeout (the functions derive their deadline from the same setting) so a
+Its own local API: a 12 s gateway timeout (the functions derive their deadline from the same setting) so a
 queue of slow captures outlives the gateway in seconds instead of half a minute.
 """
 
@@ -22,7 +22,7 @@ from webcapture import aws
 from webcapture.auth import api_keys
 from webcapture.settings import get_settings
 
-GATEWAY_TIMEOUT_MS = 8_000
+GATEWAY_TIMEOUT_MS = 12_000
 SLOW_PAGE_MS = 2_000
 
 
