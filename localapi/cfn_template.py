@@ -149,6 +149,8 @@ class ApiSpec:
     authorizer: AuthorizerSpec | None
     gateway_responses: dict[str, dict[str, Any]]
     binary_media_types: list[str]
+    # Stage throttling from MethodSettings (requests per second, burst); None when the stage sets none.
+    throttle: tuple[float, int] | None = None
 
 
 def _resources_of(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
@@ -196,4 +198,15 @@ def read_api(template: dict[str, Any], resolver: Resolver) -> ApiSpec:
         authorizer=authorizer,
         gateway_responses=api_props.get("GatewayResponses", {}),
         binary_media_types=[t.replace("~1", "/") for t in api_props.get("BinaryMediaTypes", [])],
+        throttle=_stage_throttle(api_props, resolver),
     )
+
+
+def _stage_throttle(api_props: dict[str, Any], resolver: Resolver) -> tuple[float, int] | None:
+    """The stage-wide `/*` `*` method setting's rate and burst, as the template resolves them."""
+    for setting in api_props.get("MethodSettings", []):
+        if setting.get("ResourcePath") == "/*" and setting.get("HttpMethod") == "*":
+            rate, burst = setting.get("ThrottlingRateLimit"), setting.get("ThrottlingBurstLimit")
+            if rate is not None and burst is not None:
+                return float(resolver.resolve(rate)), int(resolver.resolve(burst))
+    return None

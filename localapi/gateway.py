@@ -30,13 +30,13 @@ ACCOUNT, REGION, API_ID = "123456789012", "us-east-1", "local"
 
 _DEFAULT_STATUS = {
     "UNAUTHORIZED": 401, "ACCESS_DENIED": 403, "MISSING_AUTHENTICATION_TOKEN": 403,
-    "REQUEST_TOO_LARGE": 413, "AUTHORIZER_FAILURE": 500, "INTEGRATION_TIMEOUT": 504,
+    "REQUEST_TOO_LARGE": 413, "AUTHORIZER_FAILURE": 500, "INTEGRATION_TIMEOUT": 504, "THROTTLED": 429,
 }
 _ERROR_MESSAGES = {
     "UNAUTHORIZED": "Unauthorized", "ACCESS_DENIED": "User is not authorized to access this resource",
     "MISSING_AUTHENTICATION_TOKEN": "Missing Authentication Token", "REQUEST_TOO_LARGE": "Request Too Long",
     "AUTHORIZER_FAILURE": "Internal server error", "INTEGRATION_TIMEOUT": "Endpoint request timed out",
-    "DEFAULT_5XX": "Internal server error",
+    "DEFAULT_5XX": "Internal server error", "THROTTLED": "Too Many Requests",
 }
 
 
@@ -45,6 +45,26 @@ class GatewayRefusal(Exception):
         self.response_type = response_type
         self.status = status or _DEFAULT_STATUS.get(response_type, 500)
         super().__init__(response_type)
+
+
+class TokenBucket:
+    """API Gateway's stage throttle: `rate` requests per second on average, bursts up to `burst`."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._tokens = float(burst)
+        self._stamp = time.monotonic()
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+            self._stamp = now
+            if self._tokens < 1:
+                return False
+            self._tokens -= 1
+            return True
 
 
 @dataclass
@@ -71,11 +91,14 @@ def _event_body(body: bytes, binary: bool) -> str | None:
 
 
 class LocalGateway:
-    def __init__(self, api: ApiSpec, containers: dict[str, FunctionContainer]) -> None:
+    def __init__(self, api: ApiSpec, containers: dict[str, FunctionContainer],
+                 timeout_s: float = API_GATEWAY_TIMEOUT_S) -> None:
         self.api = api
         self.containers = containers
+        self.timeout_s = timeout_s  # the integration timeout: 29 s unless WEBCAPTURE_GATEWAY_TIMEOUT_MS says
         self._routes = [(_path_regex(r.path), r) for r in api.routes]
         self._auth_cache: dict[str, _CachedAuth] = {}
+        self._throttle = TokenBucket(*api.throttle) if api.throttle else None
         self._auth_lock = threading.Lock()
 
     # -------------------------------------------------------------- WSGI
@@ -90,6 +113,8 @@ class LocalGateway:
         return response(environ, start_response)
 
     def _handle(self, request: Request, request_id: str) -> Response:
+        if self._throttle is not None and not self._throttle.take():
+            raise GatewayRefusal("THROTTLED")
         body = request.get_data(cache=False)
         if len(body) > API_GATEWAY_MAX_BODY:
             raise GatewayRefusal("REQUEST_TOO_LARGE")
@@ -97,7 +122,7 @@ class LocalGateway:
         authorizer_context = self._authorize(request, route) if self.api.authorizer else None
         event = self._event(request, route, body, request_id, authorizer_context)
         try:
-            result = self.containers[route.function].invoke(event, API_GATEWAY_TIMEOUT_S)
+            result = self.containers[route.function].invoke(event, self.timeout_s)
         except InvocationTimeout:
             raise GatewayRefusal("INTEGRATION_TIMEOUT") from None
         except Exception:
@@ -228,4 +253,9 @@ class LocalGateway:
             body = (template.replace("$context.requestId", request_id)
                     .replace("$context.error.messageString", json.dumps(message))
                     .replace("$context.error.message", message))
-        return Response(body, status=status, content_type="application/json")
+        response = Response(body, status=status, content_type="application/json")
+        # Static header values only ('quoted'), which is all the template uses.
+        for name, value in config.get("ResponseParameters", {}).get("Headers", {}).items():
+            if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == "'":
+                response.headers[name] = value[1:-1]
+        return response

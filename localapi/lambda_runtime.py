@@ -25,6 +25,10 @@ class InvocationTimeout(Exception):
     pass
 
 
+class _NotStarted(Exception):
+    """The caller stopped waiting before the invocation could start: it is dropped, not run."""
+
+
 @dataclass
 class LambdaContext:
     function_name: str
@@ -60,12 +64,17 @@ class FunctionContainer:
             self._handler = getattr(module, function_name)
         return self._handler
 
-    def _run(self, event: dict[str, Any], deadline: float) -> Any:
+    def _run(self, event: dict[str, Any], give_up: float) -> Any:
+        # Queued behind a busy container past the moment the gateway answered 504: running it now would do
+        # (and charge for) work whose answer nobody reads.
+        if time.monotonic() >= give_up:
+            raise _NotStarted(self.spec.logical_id)
         handler = self._load()
         context = LambdaContext(
             function_name=self.spec.logical_id,
             memory_limit_in_mb=self.spec.memory_mb,
-            deadline=deadline,
+            # Lambda's clock starts with the invocation and runs for the function's own Timeout.
+            deadline=time.monotonic() + self.spec.timeout_s,
             aws_request_id=str(uuid.uuid4()),
             invoked_function_arn=f"arn:aws:lambda:us-east-1:123456789012:function:{self.spec.logical_id}",
         )
@@ -76,7 +85,8 @@ class FunctionContainer:
         future = self._executor.submit(self._run, event, time.monotonic() + timeout)
         try:
             return future.result(timeout=timeout)
-        except FutureTimeout:
+        except (FutureTimeout, _NotStarted):
+            future.cancel()  # still queued: never runs
             raise InvocationTimeout(self.spec.logical_id) from None
 
     def warm_up(self) -> None:

@@ -14,6 +14,7 @@ from localapi.aws_emulator import AwsEmulator
 from localapi.cfn_template import Resolver, load_template, read_api
 from localapi.gateway import LocalGateway
 from localapi.lambda_runtime import FunctionContainer
+from webcapture.settings import Settings
 
 LOCAL_BUCKET = "webcapture-files-local"
 
@@ -51,7 +52,10 @@ class LocalStack:
         os.environ.update(self._local_environment())
         os.environ.update(self.env_overrides)
         self._containers = {name: FunctionContainer(spec) for name, spec in api.functions.items()}
-        self._server = make_server(self.host, self.port, LocalGateway(api, self._containers), threaded=True)
+        # The functions derive their deadline from the same integration timeout the gateway keeps to.
+        gateway_timeout_s = Settings.from_env().gateway_timeout_ms / 1000
+        gateway = LocalGateway(api, self._containers, timeout_s=gateway_timeout_s)
+        self._server = make_server(self.host, self.port, gateway, threaded=True)
         self.port = self._server.server_port
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True, name="local-api")
         self._thread.start()

@@ -40,3 +40,19 @@ def test_create_list_disable_delete(aws_resources: None, capsys: pytest.CaptureF
 def test_unknown_id_is_an_error_message(aws_resources: None) -> None:
     with pytest.raises(SystemExit, match="no API key with id"):
         cli.main(["keys", "disable", "nope"])
+
+
+def test_max_concurrency_at_creation_and_by_update(aws_resources: None, capsys: pytest.CaptureFixture[str]) -> None:
+    created = json.loads(run(capsys, "keys", "create", "--user", "bob", "--name", "n", "--credits", "5",
+                             "--max-concurrency", "3"))
+    assert created["maxConcurrency"] == 3
+    updated = json.loads(run(capsys, "keys", "update", created["id"], "--max-concurrency", "9", "--credits", "70"))
+    assert updated["maxConcurrency"] == 9 and updated["remaining"] == 70
+    record = api_keys.find_by_key(created["apiKey"])
+    assert record is not None and record.max_concurrency == 9
+    default = json.loads(run(capsys, "keys", "create", "--user", "bob", "--name", "d"))
+    assert default["maxConcurrency"] == 5  # the default when the record sets none
+    with pytest.raises(SystemExit):
+        cli.main(["keys", "update", created["id"], "--max-concurrency", "0"])
+    with pytest.raises(SystemExit, match="nothing to update"):
+        cli.main(["keys", "update", created["id"]])

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
+import boto3
 import pytest
 
-from webcapture import metering
+from webcapture import metering, request_scope
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller
-from webcapture.errors import NavigationFailed, Unauthorized, UsageExceeded
+from webcapture.errors import NavigationFailed, NavigationTimeout, Unauthorized, UsageExceeded
+from webcapture.settings import get_settings
 
 
 def caller_for(record: api_keys.ApiKeyRecord, *, limited: bool = True) -> Caller:
@@ -44,7 +47,7 @@ def test_fifty_concurrent_requests_never_overspend(aws_resources: None) -> None:
 
 
 def test_concurrent_failures_refund_exactly(aws_resources: None) -> None:
-    _, record = api_keys.create_key("user-1", "k", remaining=100)
+    _, record = api_keys.create_key("user-1", "k", remaining=100, max_concurrency=50)
     caller = caller_for(record)
 
     def failing(_: int) -> None:
@@ -107,3 +110,64 @@ def test_session_tokens_are_not_metered(aws_resources: None) -> None:
     reservation = metering.reserve(Caller(user_id="u", kind="session"), 5)
     assert not reservation.charged
     metering.refund(reservation)  # a no-op, not an error
+
+
+# -- idempotency per request (a lost answer and botocore's retry) -------------------------------------------
+
+
+def test_reserving_twice_for_one_request_charges_once(aws_resources: None) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    first = metering.reserve(caller_for(record), 5, "request-1")
+    retried = metering.reserve(caller_for(record), 5, "request-1")  # the retry of a write that went through
+    assert first.charged and retried.charged
+    state = stored(record)
+    assert state["remaining"] == 5 and state["requestCount"] == 1
+    metering.reserve(caller_for(record), 5, "request-2")  # another request is charged as usual
+    assert stored(record)["remaining"] == 0
+
+
+def test_refunding_twice_refunds_once(aws_resources: None) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    reservation = metering.reserve(caller_for(record), 5, "request-1")
+    metering.refund(reservation)
+    reservation.refunded = False  # as if the first refund's answer had been lost and it ran again
+    metering.refund(reservation)
+    assert stored(record)["remaining"] == 10
+
+
+def test_a_retried_refund_after_another_requests_charge_still_refunds_once(aws_resources: None) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    mine = metering.reserve(caller_for(record), 3, "mine")
+    metering.reserve(caller_for(record), 3, "theirs")
+    metering.refund(mine)
+    metering.refund(metering.Reservation(record.key_hash, 3, charged=True, request_id="mine"))
+    assert stored(record)["remaining"] == 7
+
+
+def test_a_failed_refund_does_not_hide_the_real_error(
+    aws_resources: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    with pytest.raises(NavigationFailed, match="the real failure"), metering.metered(caller_for(record), 1):
+        # The table goes away mid-request (or access is denied): the refund and the release both fail.
+        boto3.client("dynamodb").delete_table(TableName=get_settings().api_keys_table)
+        raise NavigationFailed("the real failure")
+    assert "credit refund failed" in caplog.text  # logged (and counted as RefundFailed)
+
+
+def test_no_time_left_is_a_timeout_before_any_charge(aws_resources: None) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    spent = request_scope.RequestScope("late", deadline=time.monotonic() - 1, gateway_deadline=None)
+    with request_scope.scoped(spent), pytest.raises(NavigationTimeout), metering.metered(caller_for(record), 1):
+        pytest.fail("must not run")
+    assert stored(record)["remaining"] == 10
+
+
+def test_work_finished_after_the_gateway_gave_up_is_refunded(aws_resources: None) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    now = time.monotonic()
+    scope = request_scope.RequestScope("slow", deadline=now + 5, gateway_deadline=now + 0.2)
+    with request_scope.scoped(scope), metering.metered(caller_for(record), 1):
+        time.sleep(0.3)  # the work runs past the moment API Gateway answers its own 504
+    state = stored(record)
+    assert state["remaining"] == 10 and state["requestCount"] == 1

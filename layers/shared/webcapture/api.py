@@ -18,11 +18,11 @@ from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel
 
-from webcapture import metering
+from webcapture import metering, request_scope
 from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
-from webcapture.errors import ApiError, InvalidJson, NotFound, RequestValidationError
+from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
 from webcapture.observability import logger, metrics, tracer
 from webcapture.settings import get_settings
 from webcapture.validation import parse_json_body, validate_request
@@ -60,13 +60,42 @@ def _caller_or_none(app: APIGatewayRestResolver) -> Caller | None:
         return None
 
 
+def _scope_of(app: APIGatewayRestResolver, request_id: str) -> request_scope.RequestScope:
+    """The request's deadline, from the function's remaining time and when API Gateway received it."""
+    context = getattr(app, "lambda_context", None)
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    received = (app.current_event.raw_event.get("requestContext") or {}).get("requestTimeEpoch")
+    return request_scope.derive(
+        request_id,
+        lambda_remaining_ms=float(remaining()) if callable(remaining) else None,
+        request_time_epoch_ms=float(received) if isinstance(received, int | float) else None,
+    )
+
+
+def _work(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
+    if request_scope.gateway_gave_up():
+        # API Gateway has answered 504 already (this invocation waited too long to start): do nothing,
+        # and above all charge nothing, for an answer nobody will read.
+        logger.warning("request started after API Gateway's timeout; not run")
+        raise NavigationTimeout("The request could not start before the gateway's time limit")
+    return next_middleware(app)
+
+
 def _contract_middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
     request_id = request_id_of(app.current_event.raw_event)
     app.append_context(request_id=request_id)  # type: ignore[no-untyped-call]
     logger.set_correlation_id(request_id)
+    scope = request_scope.begin(_scope_of(app, request_id))
+    try:
+        return _answer(app, next_middleware, request_id)
+    finally:
+        request_scope.end(scope)  # a warm container's next request, or a test, starts without it
+
+
+def _answer(app: APIGatewayRestResolver, next_middleware: NextMiddleware, request_id: str) -> Response[Any]:
     metering.start_request()
     try:
-        response = next_middleware(app)
+        response = _work(app, next_middleware)
     except RequestValidationError as exc:
         response = Response(422, content_types.APPLICATION_JSON, _json(validation_error_body(exc.issues)))
     except ApiError as exc:

@@ -1,7 +1,11 @@
-"""boto3 resources and clients, made once per container.
+"""boto3 resources and clients, made once per container (and per time limit).
 
 Endpoints come from boto3's own AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_S3, which is how the local
 API and `sam local` point them at an emulator; no code here knows about emulators.
+
+botocore fixes connect/read timeouts when a client is made, so each call takes the client whose timeouts
+fit the time the request has left (request_scope): a few fixed steps, each made once per container,
+rather than one 10 s client that could run a request past API Gateway's 29 s.
 """
 
 from __future__ import annotations
@@ -12,36 +16,65 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.config import Config
 
+from webcapture import request_scope
+
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient
     from mypy_boto3_dynamodb.service_resource import Table
     from mypy_boto3_s3.client import S3Client
 
-# Short timeouts and few retries: a request has a 29 s ceiling and the browser needs most of it.
-_CONFIG = Config(connect_timeout=3, read_timeout=10, retries={"max_attempts": 3, "mode": "standard"})
+# Read timeouts a call may get, longest first. The shortest is a floor: releasing a slot or refunding a
+# credit after the deadline still deserves one short try.
+READ_TIMEOUT_STEPS_S = (10, 5, 2, 1)
+_MAX_ATTEMPTS = 3
 
 
-@lru_cache(maxsize=8)
+def read_timeout_s(remaining_ms: float) -> int:
+    """The longest step whose attempts (with botocore's retries) all fit in the time left."""
+    for step in READ_TIMEOUT_STEPS_S:
+        if step * _MAX_ATTEMPTS * 1000 <= remaining_ms:
+            return step
+    return READ_TIMEOUT_STEPS_S[-1]
+
+
+def _config(read_timeout: int) -> Config:
+    return Config(connect_timeout=min(3, read_timeout), read_timeout=read_timeout,
+                  retries={"max_attempts": _MAX_ATTEMPTS, "mode": "standard"})
+
+
 def dynamodb_table(name: str) -> Table:
-    resource: Any = boto3.resource("dynamodb", config=_CONFIG)
+    return _dynamodb_table(name, read_timeout_s(request_scope.remaining_ms()))
+
+
+def s3_client() -> S3Client:
+    return _s3_client(read_timeout_s(request_scope.remaining_ms()))
+
+
+@lru_cache(maxsize=32)
+def _dynamodb_table(name: str, read_timeout: int) -> Table:
+    resource: Any = boto3.resource("dynamodb", config=_config(read_timeout))
     table: Table = resource.Table(name)
     return table
 
 
-@lru_cache(maxsize=1)
-def s3_client() -> S3Client:
-    client: S3Client = boto3.client("s3", config=_CONFIG)
+@lru_cache(maxsize=8)
+def _s3_client(read_timeout: int) -> S3Client:
+    client: S3Client = boto3.client("s3", config=_config(read_timeout))
     return client
 
 
-@lru_cache(maxsize=1)
 def cloudfront_client() -> CloudFrontClient:
-    client: CloudFrontClient = boto3.client("cloudfront", config=_CONFIG)
+    return _cloudfront_client(read_timeout_s(request_scope.remaining_ms()))
+
+
+@lru_cache(maxsize=8)
+def _cloudfront_client(read_timeout: int) -> CloudFrontClient:
+    client: CloudFrontClient = boto3.client("cloudfront", config=_config(read_timeout))
     return client
 
 
 def reset_clients() -> None:
     """Forget cached clients (tests switch endpoints between moto instances)."""
-    dynamodb_table.cache_clear()
-    s3_client.cache_clear()
-    cloudfront_client.cache_clear()
+    _dynamodb_table.cache_clear()
+    _s3_client.cache_clear()
+    _cloudfront_client.cache_clear()

@@ -1,4 +1,4 @@
-"""Operator CLI: `webcapture keys create|list|disable|delete`.
+"""Operator CLI: `webcapture keys create|list|update|disable|delete`.
 
 Works against real AWS (credentials and region from the usual AWS environment) or a local emulator
 (`--endpoint-url http://127.0.0.1:4566`). The full key is printed once, at creation, and never stored.
@@ -38,8 +38,29 @@ def _create(args: argparse.Namespace) -> int:
         raise SystemExit("--metadata must be a JSON object")
     expires = _iso_utc(args.expires) if args.expires else None
     key, record = api_keys.create_key(args.user, args.name, remaining=args.credits, expires_at=expires,
-                                      metadata=metadata)
-    _print({"apiKey": key, "note": "shown once; store it now", **record.public()})
+                                      metadata=metadata, max_concurrency=args.max_concurrency)
+    _print({"apiKey": key, "note": "shown once; store it now", **_shown(record)})
+    return 0
+
+
+def _shown(record: api_keys.ApiKeyRecord) -> dict[str, Any]:
+    """What the operator sees of a key: its public record and its in-flight limit."""
+    return {**record.public(), "maxConcurrency": record.max_concurrency}
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return number
+
+
+def _update(args: argparse.Namespace) -> int:
+    if args.credits is None and args.max_concurrency is None:
+        raise SystemExit("nothing to update: give --credits and/or --max-concurrency")
+    record = api_keys.update_limits(_by_id(args.key_id), remaining=args.credits,
+                                    max_concurrency=args.max_concurrency)
+    _print(_shown(record))
     return 0
 
 
@@ -50,7 +71,7 @@ def _iso_utc(value: str) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    _print([record.public() for record in api_keys.list_for_user(args.user)])
+    _print([_shown(record) for record in api_keys.list_for_user(args.user)])
     return 0
 
 
@@ -93,7 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--credits", type=int, help="remaining credits; omit for unlimited")
     create.add_argument("--expires", help="expiry, ISO 8601 UTC, e.g. 2027-01-01T00:00:00.000Z")
     create.add_argument("--metadata", help="JSON object stored with the key")
+    create.add_argument("--max-concurrency", type=_positive,
+                        help="requests allowed in flight at once (default 5)")
     create.set_defaults(run=_create)
+
+    update = keys.add_parser("update", parents=[where], help="change a key's credits or in-flight limit")
+    update.add_argument("key_id")
+    update.add_argument("--credits", type=int, help="set the remaining credits")
+    update.add_argument("--max-concurrency", type=_positive, help="requests allowed in flight at once")
+    update.set_defaults(run=_update)
 
     listing = keys.add_parser("list", parents=[where], help="a user's keys")
     listing.add_argument("--user", required=True)

@@ -57,6 +57,11 @@ class UsageExceeded(ApiError):
     default_message = "Out of credits for this API key"
 
 
+class ConcurrencyLimitExceeded(ApiError):
+    status, code = 429, "CONCURRENCY_LIMIT_EXCEEDED"
+    default_message = "Too many requests in flight for this API key"
+
+
 class NavigationFailed(ApiError):
     status, code = 502, "NAVIGATION_FAILED"
     default_message = "The page could not be loaded"

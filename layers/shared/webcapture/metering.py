@@ -2,10 +2,18 @@
 
 The condition does the whole check (key exists, enabled, not expired, enough credits) in DynamoDB, so
 concurrent requests can never spend more than `remaining`.
+
+Both writes are idempotent per request: botocore retries an UpdateItem whose answer was lost, and a plain
+`remaining - :cost` would then charge twice (or refund twice). The reservation adds the request id to the
+key's `chargedRequests` string set under the condition that it is not there yet; the refund removes it
+under the condition that it is. A retry of either therefore fails its condition, and the item the failure
+returns shows the first attempt went through. The marker is cleared when the request's concurrency lease
+is released (or expires), so the set only ever holds requests in flight.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
@@ -14,11 +22,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from webcapture import concurrency, request_scope
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_table
 from webcapture.envelopes import utc_timestamp
-from webcapture.errors import Unauthorized, UsageExceeded
+from webcapture.errors import NavigationTimeout, Unauthorized, UsageExceeded
+from webcapture.observability import logger, metrics
 from webcapture.settings import get_settings
 
 _USABLE = (
@@ -26,6 +36,8 @@ _USABLE = (
     " AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
 )
 _COUNT = "SET requestCount = if_not_exists(requestCount, :zero) + :one, lastRequest = :now"
+_NOT_YET_CHARGED = " AND NOT contains(chargedRequests, :request)"
+_MARK = " ADD chargedRequests :marker"
 
 
 # Whether this request has been counted yet (by a reservation); see count_request.
@@ -38,14 +50,16 @@ class Reservation:
     cost: int
     charged: bool  # False for session tokens and for keys without a credit limit
     refunded: bool = False
+    request_id: str = ""
 
 
 def _table() -> Any:
     return dynamodb_table(get_settings().api_keys_table)
 
 
-def _update(key_hash: str, cost: int, *, limited: bool, now: str) -> None:
-    values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1}
+def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: str) -> None:
+    values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1,
+                              ":request": request_id, ":marker": {request_id}}
     if limited:
         expression = _COUNT + ", remaining = remaining - :cost"
         condition = _USABLE + " AND remaining >= :cost"
@@ -57,8 +71,8 @@ def _update(key_hash: str, cost: int, *, limited: bool, now: str) -> None:
         values[":null"] = "NULL"
     _table().update_item(
         Key={"keyHash": key_hash},
-        UpdateExpression=expression,
-        ConditionExpression=condition,
+        UpdateExpression=expression + _MARK,
+        ConditionExpression=condition + _NOT_YET_CHARGED,
         ExpressionAttributeValues=values,
         ReturnValuesOnConditionCheckFailure="ALL_OLD",
     )
@@ -73,23 +87,36 @@ def _from_wire(item: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
-def reserve(caller: Caller, cost: int) -> Reservation:
-    """Charge `cost` credits to the caller's key and count the request; 401 or 429 when it can't."""
+def _marked(item: dict[str, Any], request_id: str) -> bool:
+    return request_id in item.get("chargedRequests", {}).get("SS", [])
+
+
+def reserve(caller: Caller, cost: int, request_id: str | None = None) -> Reservation:
+    """Charge `cost` credits to the caller's key and count the request; 401 or 429 when it can't.
+
+    Charging twice with one `request_id` charges once (a retried write whose first answer was lost).
+    """
+    request_id = request_id or str(uuid.uuid4())
     if caller.key_hash is None:
-        return Reservation(key_hash=None, cost=cost, charged=False)
+        return Reservation(key_hash=None, cost=cost, charged=False, request_id=request_id)
     now = utc_timestamp()
     limited = caller.limited
     for _attempt in range(2):
         try:
-            _update(caller.key_hash, cost, limited=limited, now=now)
+            _update(caller.key_hash, cost, limited=limited, now=now, request_id=request_id)
             _counted.set(True)
-            return Reservation(key_hash=caller.key_hash, cost=cost, charged=limited)
+            return Reservation(key_hash=caller.key_hash, cost=cost, charged=limited, request_id=request_id)
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
             item: dict[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
             if not item:
                 raise Unauthorized("Authentication required. The API key is unknown.") from None
+            if _marked(item, request_id):
+                # Already charged for this request: the first write went through, its answer was lost.
+                _counted.set(True)
+                charged = _from_wire(item).get("remaining") is not None
+                return Reservation(caller.key_hash, cost, charged=charged, request_id=request_id)
             record = ApiKeyRecord(_from_wire(item))
             if not record.is_usable(now):
                 raise Unauthorized("Authentication required. The API key is disabled or expired.") from None
@@ -102,26 +129,57 @@ def reserve(caller: Caller, cost: int) -> Reservation:
 
 
 def refund(reservation: Reservation) -> None:
+    """Give the credits back, once: a second refund of the same request changes nothing."""
     if not reservation.charged or reservation.refunded or reservation.cost == 0 or not reservation.key_hash:
         return
-    _table().update_item(
-        Key={"keyHash": reservation.key_hash},
-        UpdateExpression="SET remaining = remaining + :cost",
-        ConditionExpression="attribute_exists(remaining)",
-        ExpressionAttributeValues={":cost": reservation.cost},
-    )
+    try:
+        _table().update_item(
+            Key={"keyHash": reservation.key_hash},
+            UpdateExpression="SET remaining = remaining + :cost DELETE chargedRequests :marker",
+            ConditionExpression="attribute_exists(remaining) AND contains(chargedRequests, :request)",
+            ExpressionAttributeValues={":cost": reservation.cost, ":request": reservation.request_id,
+                                       ":marker": {reservation.request_id}},
+        )
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        # Refunded already (a retried write whose first answer was lost), or the key lost its limit.
     reservation.refunded = True
+
+
+def _refund_quietly(reservation: Reservation) -> None:
+    """Refund; a refund that fails is logged and counted, never allowed to replace the request's answer."""
+    try:
+        refund(reservation)
+    except Exception:
+        logger.exception("credit refund failed", extra={"keyHash": reservation.key_hash,
+                                                        "requestId": reservation.request_id,
+                                                        "cost": reservation.cost})
+        metrics.add_metric(name="RefundFailed", unit="Count", value=1)
 
 
 @contextmanager
 def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
-    """Reserve before the work; give the credits back if the work fails in any way."""
-    reservation = reserve(caller, cost)
+    """Hold a concurrency slot and reserve before the work; give the credits back if the work fails in
+    any way, or if API Gateway gave up on the request meanwhile (the caller got its 504). The slot is
+    released on every way out."""
+    request_id = request_scope.request_id() or str(uuid.uuid4())
+    if request_scope.remaining_ms() <= 0:
+        raise NavigationTimeout("The request's time budget was spent before the work could start")
+    lease = concurrency.acquire(caller, request_id)
     try:
-        yield reservation
-    except BaseException:
-        refund(reservation)
-        raise
+        reservation = reserve(caller, cost, request_id)
+        try:
+            yield reservation
+        except BaseException:
+            _refund_quietly(reservation)
+            raise
+        if request_scope.gateway_gave_up():
+            logger.warning("finished after API Gateway's timeout; the caller got a 504, refunding")
+            _refund_quietly(reservation)
+    finally:
+        concurrency.release(lease)
+
 
 
 def start_request() -> None:

@@ -55,6 +55,10 @@ class Settings:
     max_body_bytes: int = 100 * 1024
     # API Gateway gives up at 29 s; leave room for storing the result and answering.
     request_budget_ms: int = 25_000
+    # When API Gateway answers 504 on its own (its integration timeout); the request's deadline keeps clear.
+    gateway_timeout_ms: int = 29_000
+    # Per-key in-flight limit (CONTRACT 16) for keys whose record sets none.
+    default_max_concurrency: int = 5
     inline_response_limit_bytes: int = 6 * 1024 * 1024
 
     # Browser
@@ -97,6 +101,8 @@ class Settings:
             jwt_audience=_optional("JWT_AUDIENCE"),
             max_body_bytes=_int("WEBCAPTURE_MAX_BODY_BYTES", cls.max_body_bytes),
             request_budget_ms=_int("WEBCAPTURE_REQUEST_BUDGET_MS", cls.request_budget_ms),
+            gateway_timeout_ms=_int("WEBCAPTURE_GATEWAY_TIMEOUT_MS", cls.gateway_timeout_ms),
+            default_max_concurrency=_int("WEBCAPTURE_DEFAULT_MAX_CONCURRENCY", cls.default_max_concurrency),
             inline_response_limit_bytes=_int(
                 "WEBCAPTURE_INLINE_RESPONSE_LIMIT_BYTES", cls.inline_response_limit_bytes
             ),

@@ -28,6 +28,7 @@ from openai import OpenAI
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
 
+from webcapture import request_scope
 from webcapture.errors import AiNotConfigured, AiProviderError, AiProviderTimeout
 from webcapture.settings import Settings
 
@@ -40,6 +41,7 @@ _SECRET_JSON_KEYS = ("OPENAI_API_KEY", "openai_api_key", "api_key", "apiKey", "k
 # Leave room after the model call for building and sending the response.
 _BUDGET_MARGIN_S = 3.0
 _MIN_TIMEOUT_S = 1.0
+_CLIENT_TIMEOUT_S = 30.0
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_*.\-]{4,}")
 _REASON_MAX_CHARS = 300
 
@@ -87,7 +89,11 @@ def provider_config(settings: Settings) -> ProviderConfig:
         api_key = _key_from_secret(settings.openai_api_key_secret)
     else:
         api_key = PLACEHOLDER_API_KEY
-    budget_s = settings.request_budget_ms / 1000 - _BUDGET_MARGIN_S
+    # Inside a request, what is left of its deadline (which already keeps the answer's margin): the page
+    # load came out of it already. Outside one, the configured budget less that margin.
+    scope = request_scope.current()
+    budget_s = (settings.request_budget_ms / 1000 - _BUDGET_MARGIN_S if scope is None
+                else scope.remaining_ms() / 1000)
     timeout_s = max(min(settings.ai_timeout_s, budget_s), _MIN_TIMEOUT_S)
     return ProviderConfig(
         api_key=api_key, base_url=settings.openai_base_url, model=settings.ai_model, timeout_s=timeout_s
@@ -141,15 +147,16 @@ def _key_from_secret_value(value: object) -> str:
 
 
 @lru_cache(maxsize=4)
-def _client(api_key: str, base_url: str | None, timeout_s: float) -> OpenAI:
+def _client(api_key: str, base_url: str | None) -> OpenAI:
     # Built once per container (per key, so a rotated secret gets a fresh client). No retries inside the
     # client: a retry after a timeout would blow the request budget, and 429/5xx go back to the caller,
-    # whose credits are refunded.
-    return OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+    # whose credits are refunded. Every call passes its own timeout (what the request has left), so the
+    # client's is only a backstop and not part of the cache key.
+    return OpenAI(api_key=api_key, base_url=base_url, timeout=_CLIENT_TIMEOUT_S, max_retries=0)
 
 
 def get_client(config: ProviderConfig) -> OpenAI:
-    return _client(config.api_key, config.base_url, config.timeout_s)
+    return _client(config.api_key, config.base_url)
 
 
 def clear_client_cache() -> None:

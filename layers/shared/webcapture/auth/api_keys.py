@@ -62,6 +62,12 @@ class ApiKeyRecord:
     def user_id(self) -> str:
         return str(self.item["userId"])
 
+    @property
+    def max_concurrency(self) -> int:
+        """Requests of this key allowed in flight at once (CONTRACT 16); the default when unset."""
+        value = self.item.get("maxConcurrency")
+        return int(value) if value is not None else get_settings().default_max_concurrency
+
     def is_usable(self, now_iso: str | None = None) -> bool:
         expires = self.item.get("expiresAt")
         now_iso = now_iso or utc_timestamp()
@@ -128,6 +134,7 @@ def create_key(
     remaining: int | None = None,
     expires_at: str | None = None,
     metadata: dict[str, Any] | None = None,
+    max_concurrency: int | None = None,
 ) -> tuple[str, ApiKeyRecord]:
     """A new key and its stored record; the key itself is returned here and nowhere else."""
     key = generate_key()
@@ -149,6 +156,8 @@ def create_key(
         item["remaining"] = remaining
     if expires_at is not None:
         item["expiresAt"] = expires_at
+    if max_concurrency is not None:
+        item["maxConcurrency"] = max_concurrency
     _table().put_item(Item=item, ConditionExpression="attribute_not_exists(keyHash)")
     return key, ApiKeyRecord(item)
 
@@ -191,6 +200,27 @@ def set_enabled(record: ApiKeyRecord, enabled: bool) -> None:
         ExpressionAttributeValues={":enabled": enabled, ":now": utc_timestamp()},
         ConditionExpression="attribute_exists(keyHash)",
     )
+
+
+def update_limits(record: ApiKeyRecord, *, remaining: int | None = None,
+                  max_concurrency: int | None = None) -> ApiKeyRecord:
+    """Set the key's credits and/or in-flight limit (operator CLI); returns the record as stored now."""
+    assignments = ["updatedAt = :now"]
+    values: dict[str, Any] = {":now": utc_timestamp()}
+    if remaining is not None:
+        assignments.append("remaining = :remaining")
+        values[":remaining"] = remaining
+    if max_concurrency is not None:
+        assignments.append("maxConcurrency = :max")
+        values[":max"] = max_concurrency
+    answer = _table().update_item(
+        Key={"keyHash": record.key_hash},
+        UpdateExpression="SET " + ", ".join(assignments),
+        ExpressionAttributeValues=values,
+        ConditionExpression="attribute_exists(keyHash)",
+        ReturnValues="ALL_NEW",
+    )
+    return ApiKeyRecord(answer["Attributes"])
 
 
 def delete_key(record: ApiKeyRecord) -> None:

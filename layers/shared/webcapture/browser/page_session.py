@@ -18,14 +18,13 @@ from playwright.sync_api import Browser, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from webcapture import egress
+from webcapture import egress, request_scope
 from webcapture.browser import processes
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.navigation import navigated
 from webcapture.browser.page_motion import MainFrameMotion, PageMoving
 from webcapture.errors import NavigationFailed
-from webcapture.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +61,8 @@ def with_loaded_page(
 ) -> T:
     """Load url in a fresh context and return action(loaded page), all within the request budget."""
     egress.check_target(url)  # before any browser work: a refused target costs nothing
-    deadline = Deadline(get_settings().request_budget_ms)
+    # The request's own deadline (fixed at handler entry), so DNS and metering come out of the same time.
+    deadline = Deadline(max(int(request_scope.remaining_ms()), 0))
     current = host()
     try:
         return current.submit(

@@ -17,7 +17,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from typing import Final
 
+from webcapture import request_scope
 from webcapture.egress.addresses import IPAddress
+from webcapture.errors import NavigationTimeout
 
 # A hook maps a name to its addresses (strings or ipaddress objects); raising OSError, or returning
 # nothing, means "does not resolve".
@@ -70,14 +72,21 @@ def resolve(name: str) -> tuple[IPAddress, ...]:
 
 
 def resolve_blocking(name: str, timeout: float = DNS_TIMEOUT_S) -> tuple[IPAddress, ...]:
-    """`resolve` with a time limit, for synchronous callers (the API edge)."""
+    """`resolve` with a time limit, for synchronous callers (the API edge): the lookup's own limit or
+    what is left of the request's deadline, whichever ends first (NavigationTimeout when it is the
+    deadline)."""
     if _hook is not None:
         return resolve(name)
+    left_s = request_scope.remaining_ms() / 1000
+    if left_s <= 0:
+        raise NavigationTimeout(f"No time was left to resolve {name}")
     future = _pool().submit(resolve, name)
     try:
-        return future.result(timeout=timeout)
+        return future.result(timeout=min(timeout, left_s))
     except FutureTimeout as exc:
         # getaddrinfo cannot be cancelled; the worker finishes on its own.
+        if left_s < timeout:
+            raise NavigationTimeout(f"Resolving {name} did not finish within the time budget") from None
         raise HostUnresolved(name) from exc
 
 

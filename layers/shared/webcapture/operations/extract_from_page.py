@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from webcapture import egress
+from webcapture import egress, request_scope
 from webcapture.ai import check_provider, run_extraction, validate_ai_request
 from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
@@ -13,7 +12,6 @@ from webcapture.browser.page_load import load_page
 from webcapture.credits import Operation, cost_of
 from webcapture.metering import metered
 from webcapture.models.requests import AiExtractRequest
-from webcapture.settings import get_settings
 
 
 def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, Any]:
@@ -21,8 +19,8 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
     validate_ai_request(request)
     check_provider()
     egress.check_target(request.url)
-    # One budget for the page and the model together, so the answer comes before API Gateway gives up.
-    deadline = time.monotonic() + get_settings().request_budget_ms / 1000
+    # One deadline for the page and the model together, so the answer comes before API Gateway gives up.
+    deadline = request_scope.deadline()
     with metered(caller, cost_of(Operation.AI_EXTRACT)):
         page = load_page(request.url, request.waitTime)
         result = run_extraction(request, page.html, page.final_url, deadline=deadline)

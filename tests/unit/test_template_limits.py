@@ -1,0 +1,63 @@
+"""template.yaml's limits (CONTRACT 16): function timeouts under API Gateway's 29 s, stage throttling and
+its 429 rendered as TOO_MANY_REQUESTS, reserved concurrency that is left out unless asked for."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from localapi.cfn_template import Resolver, load_template, read_api
+
+BROWSER_FUNCTIONS = ("ScreenshotFunction", "LinksFunction", "AiExtractFunction")
+
+
+def resolved(**parameters: str) -> tuple[Resolver, dict[str, Any]]:
+    template = load_template()
+    return Resolver(template, parameters=parameters), template
+
+
+def test_every_function_behind_the_gateway_ends_before_the_gateways_29_s() -> None:
+    resolver, template = resolved()
+    api = read_api(template, resolver)
+    routed = {route.function for route in api.routes}
+    assert set(BROWSER_FUNCTIONS) <= routed
+    assert all(api.functions[name].timeout_s <= 28 for name in routed)
+    assert all(api.functions[name].timeout_s == 28 for name in BROWSER_FUNCTIONS)
+
+
+def test_stage_throttling_comes_from_parameters() -> None:
+    resolver, template = resolved()
+    assert read_api(template, resolver).throttle == (50.0, 100)
+    resolver, template = resolved(ThrottlingRateLimit="5", ThrottlingBurstLimit="7")
+    assert read_api(template, resolver).throttle == (5.0, 7)
+    settings = resolver.resolve(template["Resources"]["WebcaptureApi"]["Properties"]["MethodSettings"])
+    assert settings == [{"ResourcePath": "/*", "HttpMethod": "*", "ThrottlingRateLimit": "5",
+                         "ThrottlingBurstLimit": "7"}]
+
+
+def test_api_gateways_own_429_is_too_many_requests_in_the_error_envelope() -> None:
+    _, template = resolved()
+    throttled = template["Resources"]["WebcaptureApi"]["Properties"]["GatewayResponses"]["THROTTLED"]
+    assert throttled["StatusCode"] == 429
+    assert throttled["ResponseParameters"]["Headers"]["Retry-After"] == "'1'"
+    body = json.loads(throttled["ResponseTemplates"]["application/json"].replace("$context.requestId", "r"))
+    assert body["success"] is False
+    assert body["error"]["code"] == "TOO_MANY_REQUESTS" and body["error"]["requestId"] == "r"
+
+
+def test_reserved_concurrency_is_unset_by_default_and_set_when_given() -> None:
+    resolver, template = resolved()
+    for name in BROWSER_FUNCTIONS:
+        props = resolver.resolve(template["Resources"][name]["Properties"])
+        assert "ReservedConcurrentExecutions" not in props  # AWS::NoValue: left out
+    resolver, template = resolved(BrowserReservedConcurrency="20")
+    for name in BROWSER_FUNCTIONS:
+        props = resolver.resolve(template["Resources"][name]["Properties"])
+        assert props["ReservedConcurrentExecutions"] == "20"
+
+
+def test_the_gateways_own_504_is_a_navigation_timeout_envelope() -> None:
+    _, template = resolved()
+    timeout = template["Resources"]["WebcaptureApi"]["Properties"]["GatewayResponses"]["INTEGRATION_TIMEOUT"]
+    body = json.loads(timeout["ResponseTemplates"]["application/json"].replace("$context.requestId", "r"))
+    assert timeout["StatusCode"] == 504 and body["error"]["code"] == "NAVIGATION_TIMEOUT"
