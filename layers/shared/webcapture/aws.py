@@ -11,10 +11,20 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
+from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
+
+from webcapture.errors import ServiceUnavailable
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
     from mypy_boto3_s3.client import S3Client
+
+# Error codes AWS answers when it sheds load (botocore's standard retry mode retries exactly these as
+# throttling); still there after the retries, they mean "try again later", not "this request is wrong".
+THROTTLING_CODES = frozenset({
+    "ProvisionedThroughputExceededException", "ThrottlingException", "Throttling", "RequestLimitExceeded",
+    "TooManyRequestsException", "SlowDown", "RequestThrottled", "ServiceUnavailable", "InternalServerError",
+})
 
 # Short timeouts and few retries: a request has a 29 s ceiling and the browser needs most of it.
 _CONFIG = Config(connect_timeout=3, read_timeout=10, retries={"max_attempts": 3, "mode": "standard"})
@@ -37,3 +47,16 @@ def reset_clients() -> None:
     """Forget cached clients (tests switch endpoints between moto instances)."""
     dynamodb_table.cache_clear()
     s3_client.cache_clear()
+
+
+def unavailable(error: BaseException) -> ServiceUnavailable | None:
+    """The 503 for an AWS call that failed because AWS was throttling or out of reach after botocore's
+    retries; None for every other error (those stay 500s)."""
+    if isinstance(error, ClientError):
+        code = error.response.get("Error", {}).get("Code", "")
+        if code in THROTTLING_CODES:
+            return ServiceUnavailable(f"The service is temporarily unavailable ({code}); retry shortly")
+        return None
+    if isinstance(error, ConnectionError | HTTPClientError):
+        return ServiceUnavailable("The service's storage could not be reached; retry shortly")
+    return None
