@@ -13,7 +13,7 @@ import base64
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -33,7 +33,8 @@ from webcapture.settings import get_settings
 
 
 class _Tripwire(BaseHTTPRequestHandler):
-    """/hold: the page starts and never finishes; `arrived` tells the test the browser is on it."""
+    """The first `holds` requests get a page that starts and never finishes (the test hears of each
+    arrival); later ones a whole page."""
 
     server: _TripwireServer
 
@@ -41,13 +42,24 @@ class _Tripwire(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        with self.server.lock:
+            self.server.count += 1
+            hold = self.server.count <= self.server.holds
+        if not hold:
+            page = b"<!doctype html><title>ok</title><p>here at last"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", "100000")
         self.end_headers()
         self.wfile.write(b"<!doctype html><p>almost there")
         self.wfile.flush()
-        self.server.arrived.set()
+        self.server.arrivals.release()
         self.server.release.wait(timeout=60)
 
 
@@ -56,7 +68,8 @@ class _TripwireServer(ThreadingHTTPServer):
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Tripwire)
-        self.arrived, self.release = threading.Event(), threading.Event()
+        self.lock, self.count, self.holds = threading.Lock(), 0, 0
+        self.arrivals, self.release = threading.Semaphore(0), threading.Event()
 
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/hold"
@@ -168,33 +181,57 @@ def containers_under(root: int, function: str) -> list[int]:
             if "localapi.container_worker" in processes.cmdline(pid) and function in processes.cmdline(pid)]
 
 
-def while_the_page_hangs(api: LocalApi, key: str, tripwire: _TripwireServer,
-                         act: Any) -> requests.Response:
-    """Send a screenshot of a page that never loads, and act (kill something) once the browser is on it."""
+def while_the_page_hangs(api: LocalApi, key: str, tripwire: _TripwireServer, act: Callable[[], None],
+                         holds: int = 1) -> requests.Response:
+    """Send a screenshot of a page whose first `holds` loads never finish, and act (kill something)
+    each time the browser is on such a load."""
+    tripwire.holds = holds
     answer: dict[str, requests.Response] = {}
     thread = threading.Thread(target=lambda: answer.setdefault("r", screenshot(api, key, tripwire.url())))
     thread.start()
-    assert tripwire.arrived.wait(timeout=30), "the browser never requested the page"
-    act()
+    for _ in range(holds):
+        assert tripwire.arrivals.acquire(timeout=30), "the browser never requested the page"
+        act()
     thread.join(timeout=60)
     return answer["r"]
 
 
-def test_browser_killed_mid_request_is_a_502_refunded_and_the_next_request_works(
+def kill_the_browser(api: LocalApi) -> Callable[[], None]:
+    def kill() -> None:
+        (browser,) = browsers_under(api.process.pid)
+        os.kill(browser, signal.SIGKILL)
+
+    return kill
+
+
+def test_browser_killed_mid_request_is_relaunched_and_the_request_retried_once(
+        faulty_api: LocalApi, stores: None, tripwire: _TripwireServer) -> None:
+    key, _ = api_keys.create_key("crash-once-user", "k", remaining=10)
+    assert screenshot(faulty_api, key, plain_page()).status_code == 200  # a warm container and browser
+    (before,) = browsers_under(faulty_api.process.pid)
+
+    response = while_the_page_hangs(faulty_api, key, tripwire, kill_the_browser(faulty_api))
+
+    assert response.status_code == 200 and response.headers["Content-Type"] == "image/png"
+    assert tripwire.count == 2  # loaded again by a new browser
+    assert remaining(key) == 8  # charged once
+    assert browsers_under(faulty_api.process.pid) not in ([], [before])
+
+
+def test_browser_killed_again_during_the_retry_is_a_502_refunded_and_the_next_request_works(
         faulty_api: LocalApi, stores: None, tripwire: _TripwireServer) -> None:
     key, _ = api_keys.create_key("crash-user", "k", remaining=10)
-    assert screenshot(faulty_api, key, plain_page()).status_code == 200  # a warm container and browser
+    assert screenshot(faulty_api, key, plain_page()).status_code == 200
     assert remaining(key) == 9
-    (browser,) = browsers_under(faulty_api.process.pid)
 
-    response = while_the_page_hangs(faulty_api, key, tripwire, lambda: os.kill(browser, signal.SIGKILL))
+    response = while_the_page_hangs(faulty_api, key, tripwire, kill_the_browser(faulty_api), holds=2)
 
     assert response.status_code == 502 and error_code(response) == "NAVIGATION_FAILED"
     assert remaining(key) == 9  # refunded
     after = screenshot(faulty_api, key, plain_page())
     assert after.status_code == 200 and after.headers["Content-Type"] == "image/png"
     assert remaining(key) == 8
-    assert browsers_under(faulty_api.process.pid) != [browser]
+    assert len(browsers_under(faulty_api.process.pid)) == 1
 
 
 def test_container_killed_mid_request_is_a_gateway_502_and_is_replaced(
@@ -204,6 +241,7 @@ def test_container_killed_mid_request_is_a_gateway_502_and_is_replaced(
     (container,) = containers_under(faulty_api.process.pid, "ScreenshotFunction")
 
     response = while_the_page_hangs(faulty_api, key, tripwire, lambda: os.kill(container, signal.SIGKILL))
+    assert tripwire.count == 1
 
     # API Gateway's answer to a function that crashed: its DEFAULT_5XX response, as a 502.
     assert response.status_code == 502 and error_code(response) == "INTERNAL_SERVER_ERROR"
