@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo-credits", type=int, default=1000,
                         help="credits of the demo key; -1 for unlimited")
     parser.add_argument("--aws-endpoint", default=None,
-                        help="use the AWS emulator (moto server) already running at this URL instead of starting one")
+                        help="use the moto server running at this URL instead of starting one")
     parser.add_argument("--max-containers", type=int, default=DEFAULT_MAX_CONTAINERS,
                         help="warm containers per function, like Lambda's concurrency (default %(default)s)")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the addresses and key")

@@ -54,7 +54,7 @@ class Container:
         self._sock = ours
         # The handler's logs go to our stdout/stderr, as Lambda's go to CloudWatch. cwd is the repo so
         # `-m localapi.container_worker` imports whether or not the package is installed.
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module, no shell
             [sys.executable, "-m", "localapi.container_worker", "--fd", str(theirs.fileno()),
              "--code-uri", str(spec.code_uri), "--handler", spec.handler, "--function", spec.logical_id,
              "--timeout", str(spec.timeout_s), "--memory", str(spec.memory_mb)],

@@ -67,7 +67,8 @@ def endpoints() -> list[Endpoint]:
     plain, links = fixtures.url("/plain.html"), fixtures.url("/many-links?n=50")
     small = {"viewport": {"width": 800, "height": 600}, "screenshotOptions": {"fullPage": False}}
     return [
-        Endpoint("screenshot (png bytes)", 40, 1, _post("/v1/web/screenshot", lambda: {"url": plain, **small})),
+        Endpoint("screenshot (png bytes)", 40, 1,
+                 _post("/v1/web/screenshot", lambda: {"url": plain, **small})),
         Endpoint("screenshot (stored, JSON)", 10, 1,
                  _post("/v1/web/screenshot", lambda: {"url": plain, **small}, accept="application/json")),
         Endpoint("links", 25, 1, _post("/v1/web/links", lambda: {"url": links})),
@@ -182,7 +183,8 @@ def report(results: list[Result], elapsed: float, args: argparse.Namespace, spen
                      f"{percentile(seconds, 0.99):.2f} |")
     answers = Counter(f"{r.status} {r.code}".strip() for r in results)
     lines += ["", "Answers: " + ", ".join(f"{k}: {v}" for k, v in sorted(answers.items())) + "."]
-    lines.append("Containers at the end: " + ", ".join(f"{k} {v}" for k, v in sorted(containers.items())) + ".")
+    lines.append("Containers at the end: "
+                 + ", ".join(f"{k} {v}" for k, v in sorted(containers.items())) + ".")
     exact = spent == expected
     lines.append(f"Credits spent {spent} == sum of the successful requests' costs {expected}: "
                  f"**{'yes' if exact else 'NO'}**.")
@@ -202,7 +204,8 @@ def write_docs(text: str, path: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--containers", type=int, default=4, help="warm containers per function (cap)")
@@ -214,16 +217,17 @@ def main() -> int:
     with FakeOpenAI() as fake_openai:
         fake_openai.script(*[completion("A short page about nothing much.")
                              for _ in range(sum(1 for e in order if e.cost == 5))])
-        api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8", "OPENAI_BASE_URL": fake_openai.base_url,
-                               "OPENAI_API_KEY": "sk-load-test", "POWERTOOLS_LOG_LEVEL": "WARNING",
-                               "POWERTOOLS_METRICS_DISABLED": "true"},
+        api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8",
+                               "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-load-test",
+                               "POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"},
                               extra_args=["--max-containers", str(args.containers)])
         try:
             for name, value in api.environment.items():
                 os.environ[name] = value
             from webcapture.auth.api_keys import create_key, find_by_key
 
-            keys = [create_key(f"load-user-{i}", "load", remaining=CREDITS_PER_KEY)[0] for i in range(args.clients)]
+            keys = [create_key(f"load-user-{i}", "load", remaining=CREDITS_PER_KEY)[0]
+                    for i in range(args.clients)]
             results, elapsed = run_load(api, keys, order)
             spent = 0
             for key in keys:

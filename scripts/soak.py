@@ -14,6 +14,7 @@ no process is left. The target: memory flat (within 10%) between the first check
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -97,16 +98,14 @@ def folder_kb(path: Path) -> int:
     total = 0
     for root, _dirs, files in os.walk(path):
         for name in files:
-            try:
+            with contextlib.suppress(OSError):
                 total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                pass
     return total // 1024
 
 
 def new_in_tmp_kb(before: set[str]) -> int:
     """Bytes under /tmp entries that did not exist when the soak started (other programs share /tmp)."""
-    tmp = Path("/tmp")  # noqa: S108 - Lambda's only writable place, what this watches
+    tmp = Path("/tmp")
     return sum(folder_kb(tmp / name) if (tmp / name).is_dir() else (tmp / name).stat().st_size // 1024
                for name in os.listdir(tmp) if name not in before and (tmp / name).exists())
 
@@ -177,7 +176,7 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         body = {"url": page, "viewport": {"width": 800, "height": 600},
                 "screenshotOptions": {"fullPage": False}}
         scratch_root = Path(get_settings().cache_dir) / "browser-scratch"
-        tmp_before = set(os.listdir("/tmp"))  # noqa: S108
+        tmp_before = set(os.listdir("/tmp"))
         samples: list[Sample] = []
         failures: dict[str, int] = {}
         started = time.monotonic()
@@ -233,7 +232,8 @@ def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
         "",
         *rows,
         "",
-        f"- From {base.done:,} to {last.done:,}: handler RSS {change(base.handler_rss_kb, last.handler_rss_kb)}, "
+        f"- From {base.done:,} to {last.done:,}: handler RSS "
+        f"{change(base.handler_rss_kb, last.handler_rss_kb)}, "
         f"Chromium RSS {change(base.chromium_rss_kb, last.chromium_rss_kb)}, driver RSS "
         f"{change(base.driver_rss_kb, last.driver_rss_kb)}, open fds {base.open_fds} -> {last.open_fds} "
         "(target: memory flat within 10%).",
@@ -258,7 +258,8 @@ def write_docs(text: str, path: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--checkpoint", type=int, default=1_000)
     parser.add_argument("--write-docs", type=Path, default=None)

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from localapi.cfn_template import FunctionSpec
-from webcapture.browser import processes
 from localapi.lambda_runtime import ContainerDied, FunctionContainers, FunctionError, InvocationTimeout
+from webcapture.browser import processes
 
 PROBE = Path(__file__).resolve().parents[1] / "support" / "lambda_probe"
 
