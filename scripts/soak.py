@@ -60,6 +60,7 @@ class Sample:
     scratch_kb: int
     tmp_kb: int
     processes: int
+    zombies: int
     seconds: float
 
 
@@ -110,22 +111,21 @@ def new_in_tmp_kb(before: set[str]) -> int:
                for name in os.listdir(tmp) if name not in before and (tmp / name).exists())
 
 
-def is_chromium(pid: int, executable: str) -> bool:
-    args = processes_cmdline(pid)
-    return bool(args) and Path(args[0]).name == executable
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
-def processes_cmdline(pid: int) -> list[str]:
+def sample(done: int, started: float, scratch_root: Path, tmp_before: set[str], executable: str,
+           moto_pid: int) -> Sample:
+    """One checkpoint. Chromium's processes are told by their command name (the browser, its zygotes,
+    renderers and utilities all run the one executable); moto's server, our own child, is left out."""
     from webcapture.browser import processes
 
-    return processes.cmdline(pid)
-
-
-def sample(done: int, started: float, scratch_root: Path, tmp_before: set[str], executable: str) -> Sample:
-    from webcapture.browser import processes
-
-    tree = list(processes.descendants(os.getpid()))
-    chromium = [pid for pid in tree if is_chromium(pid, executable)]
+    tree = [pid for pid in processes.descendants(os.getpid()) if pid != moto_pid]
+    chromium = [pid for pid in tree if comm(pid) == executable[:15]]
     drivers = [pid for pid in tree if pid not in chromium]
     return Sample(
         done=done,
@@ -137,6 +137,7 @@ def sample(done: int, started: float, scratch_root: Path, tmp_before: set[str], 
         scratch_kb=folder_kb(scratch_root),
         tmp_kb=new_in_tmp_kb(tmp_before),
         processes=len(tree),
+        zombies=sum(1 for pid in tree if processes.state(pid) == "Z"),
         seconds=time.monotonic() - started,
     )
 
@@ -175,7 +176,9 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         page = get_server().url("/plain.html")
         body = {"url": page, "viewport": {"width": 800, "height": 600},
                 "screenshotOptions": {"fullPage": False}}
+        # This process's own scratch folder (the cache folder is shared with every other user of it).
         scratch_root = Path(get_settings().cache_dir) / "browser-scratch"
+        scratch_root /= processes.scratch_name(os.getpid())
         tmp_before = set(os.listdir("/tmp"))
         samples: list[Sample] = []
         failures: dict[str, int] = {}
@@ -189,7 +192,7 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
                 failures[code] = failures.get(code, 0) + 1
             if done == 1 or done % checkpoint == 0 or done == count:
                 executable = resolve_chromium(get_settings()).executable.name
-                samples.append(sample(done, started, scratch_root, tmp_before, executable))
+                samples.append(sample(done, started, scratch_root, tmp_before, executable, moto.pid))
                 print(json.dumps(samples[-1].__dict__), flush=True)
         from webcapture.auth.api_keys import find_by_key
 
@@ -197,9 +200,13 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         spent = count * 2 - int(record.public()["remaining"]) if record else -1
         lifecycle.shutdown_browser()
         deadline = time.monotonic() + 10
-        while list(processes.descendants(os.getpid())) and time.monotonic() < deadline:
+
+        def ours() -> list[int]:
+            return [pid for pid in processes.descendants(os.getpid()) if pid != moto.pid]
+
+        while ours() and time.monotonic() < deadline:
             time.sleep(0.1)
-        leftover = list(processes.descendants(os.getpid()))
+        leftover = ours()
         summary = {"failures": failures, "credits_spent": spent, "leaked_processes": len(leftover),
                    "leaked": [" ".join(processes.cmdline(pid))[:120] for pid in leftover],
                    "scratch_after_kb": folder_kb(scratch_root)}
@@ -218,12 +225,12 @@ def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
     base = next((s for s in samples if s.done >= 1000), samples[0])
     last = samples[-1]
     rows = ["| screenshots | handler RSS MB | Chromium RSS MB (processes) | driver RSS MB | open fds "
-            "| scratch KB | /tmp KB | processes | seconds |",
+            "| scratch KB | new in /tmp KB | processes (zombies) | seconds |",
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in samples:
         rows.append(f"| {s.done:,} | {s.handler_rss_kb / 1024:.1f} | {s.chromium_rss_kb / 1024:.1f} "
                     f"({s.chromium_processes}) | {s.driver_rss_kb / 1024:.1f} | {s.open_fds} | "
-                    f"{s.scratch_kb} | {s.tmp_kb} | {s.processes} | {s.seconds:.0f} |")
+                    f"{s.scratch_kb} | {s.tmp_kb} | {s.processes} ({s.zombies}) | {s.seconds:.0f} |")
     rate = last.done / last.seconds if last.seconds else 0.0
     lines = [
         f"{count:,} screenshots (800x600 png, `plain.html` on loopback, binary answer) through one warm "
@@ -239,8 +246,8 @@ def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
         "(target: memory flat within 10%).",
         f"- Failed invocations: {summary['failures'] or 'none'}; credits spent {summary['credits_spent']:,} "
         f"for {count:,} screenshots.",
-        f"- After shutdown: {summary['leaked_processes']} processes left, scratch folder "
-        f"{summary['scratch_after_kb']} KB.",
+        f"- After shutdown: {summary['leaked_processes']} processes left "
+        f"{summary['leaked'] or ''}, scratch folder {summary['scratch_after_kb']} KB.",
     ]
     return "\n".join(lines)
 
