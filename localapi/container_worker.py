@@ -1,29 +1,28 @@
 """One warm Lambda container: a process that imports a function's handler once and runs its invocations.
 
-`python -m localapi.container_worker --fd N --code-uri DIR --handler app.lambda_handler --function ID
---timeout S --memory MB` serves invocations one at a time over the socket it inherited as fd N: each message
-is a length-prefixed JSON object, an event in, `{"result": ...}` or `{"error": message, "type": name}` out.
-The handler's own logs go to stdout and stderr as they would in Lambda. The socket closing (the local API
+lambda_runtime forks it (from its preloaded fork server) with `container_main` as the target and one end of
+a pipe: each message is a JSON object, an event in, `{"result": ...}` or `{"error": message, "type": name}`
+out. The handler's own logs go to stdout and stderr as they would in Lambda. The pipe closing (the local API
 stopping or dying) ends the process, and with it the module globals (the browser above all) it owned.
 """
 
 from __future__ import annotations
 
-import argparse
+import contextlib
+import ctypes
 import importlib.util
 import json
-import socket
-import struct
 import sys
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 Handler = Callable[[dict[str, Any], Any], Any]
-_LENGTH = struct.Struct(">I")
+_PR_SET_NAME = 15
 
 
 @dataclass
@@ -43,34 +42,26 @@ class LambdaContext:
 
 # -- framing, shared with the parent (lambda_runtime) ------------------------------------------------------
 
-def send_message(sock: socket.socket, message: dict[str, Any]) -> None:
-    payload = json.dumps(message, separators=(",", ":")).encode()
-    sock.sendall(_LENGTH.pack(len(payload)) + payload)
+def send_message(conn: Connection, message: dict[str, Any]) -> None:
+    conn.send_bytes(json.dumps(message, separators=(",", ":")).encode())
 
 
-def receive_message(sock: socket.socket) -> dict[str, Any] | None:
-    """The next message, or None when the other side has closed the socket."""
-    header = _receive_exactly(sock, _LENGTH.size)
-    if header is None:
-        return None
-    payload = _receive_exactly(sock, _LENGTH.unpack(header)[0])
-    if payload is None:
+def receive_message(conn: Connection) -> dict[str, Any] | None:
+    """The next message, or None when the other side has closed the pipe."""
+    try:
+        payload = conn.recv_bytes()
+    except (EOFError, OSError):
         return None
     message: dict[str, Any] = json.loads(payload)
     return message
 
 
-def _receive_exactly(sock: socket.socket, size: int) -> bytes | None:
-    chunks = bytearray()
-    while len(chunks) < size:
-        chunk = sock.recv(min(size - len(chunks), 1 << 20))
-        if not chunk:
-            return None
-        chunks.extend(chunk)
-    return bytes(chunks)
-
-
 # -- the container ---------------------------------------------------------------------------------------
+
+def process_name(function: str) -> str:
+    """What `ps` and /proc/<pid>/comm show for a container (15 bytes at most): `c:` + the function."""
+    return f"c:{function}"[:15]
+
 
 def load_handler(code_uri: Path, handler: str, function: str) -> Handler:
     module_name, _, function_name = handler.rpartition(".")
@@ -86,37 +77,26 @@ def load_handler(code_uri: Path, handler: str, function: str) -> Handler:
     return loaded
 
 
-def serve(sock: socket.socket, handler: Handler, function: str, timeout_s: int, memory_mb: int) -> None:
+def serve(conn: Connection, handler: Handler, function: str, timeout_s: int, memory_mb: int) -> None:
     arn = f"arn:aws:lambda:us-east-1:123456789012:function:{function}"
-    while (event := receive_message(sock)) is not None:
+    while (event := receive_message(conn)) is not None:
         # The function's own Timeout from template.yaml, counted from when the invocation reaches us.
         context = LambdaContext(function, memory_mb, time.monotonic() + timeout_s, str(uuid.uuid4()), arn)
         try:
             reply: dict[str, Any] = {"result": handler(event, context)}
         except Exception as exc:  # what Lambda reports as the function's error
             reply = {"error": str(exc), "type": type(exc).__name__}
-        send_message(sock, reply)
+        send_message(conn, reply)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m localapi.container_worker")
-    parser.add_argument("--fd", type=int, required=True)
-    parser.add_argument("--code-uri", type=Path, required=True)
-    parser.add_argument("--handler", required=True)
-    parser.add_argument("--function", required=True)
-    parser.add_argument("--timeout", type=int, required=True)
-    parser.add_argument("--memory", type=int, required=True)
-    args = parser.parse_args(argv)
-    sock = socket.socket(fileno=args.fd)
+def container_main(conn: Connection, code_uri: str, handler: str, function: str, timeout_s: int,
+                   memory_mb: int) -> None:
+    with contextlib.suppress(OSError, AttributeError):  # tests and the load report find containers by it
+        ctypes.CDLL(None).prctl(_PR_SET_NAME, process_name(function).encode(), 0, 0, 0)
     try:
-        handler = load_handler(args.code_uri, args.handler, args.function)
+        loaded = load_handler(Path(code_uri), handler, function)
     except Exception as exc:  # an init error: reported on the first invocation, as Lambda does
-        send_message(sock, {"initError": f"{type(exc).__name__}: {exc}"})
-        return 1
-    send_message(sock, {"ready": True})
-    serve(sock, handler, args.function, args.timeout, args.memory)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        send_message(conn, {"initError": f"{type(exc).__name__}: {exc}"})
+        return
+    send_message(conn, {"ready": True})
+    serve(conn, loaded, function, timeout_s, memory_mb)

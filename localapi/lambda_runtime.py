@@ -13,24 +13,22 @@ Lambda ends it: the container is killed.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
-import select
-import socket
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from localapi.cfn_template import REPO_ROOT, FunctionSpec
-from localapi.container_worker import receive_message, send_message
+from localapi.cfn_template import FunctionSpec
+from localapi.container_worker import container_main, receive_message, send_message
 from webcapture.browser import processes
 
 DEFAULT_MAX_CONTAINERS = 10
 _STOP_GRACE_S = 10.0
-_INIT_TIMEOUT_S = 10.0
+# Lambda allows an init 10 s; a loaded 2-core machine needs longer to import the browser functions' code.
+_INIT_TIMEOUT_S = 60.0
 
 
 class InvocationTimeout(Exception):
@@ -45,56 +43,66 @@ class ContainerDied(Exception):
     """The container's process ended during the invocation (killed, crashed, out of memory)."""
 
 
+# Containers are forked from a server process that has already imported what every handler needs, so a
+# new container costs milliseconds, not the seconds of a fresh interpreter importing boto3, Powertools,
+# pydantic and Playwright (on a busy 2-core machine, tens of seconds). The server is started (lazily, with
+# this process's environment at that moment) with no threads running, so the fork is safe.
+# A module missing here (renamed, say) is skipped by the fork server: it only costs that saving.
+_PRELOAD = ["boto3", "botocore.client", "pydantic", "aws_lambda_powertools.event_handler", "jsonschema",
+            "playwright.sync_api", "openai", "webcapture.api", "webcapture.auth.authorizer",
+            "webcapture.operations.take_screenshot", "webcapture.operations.collect_page_links",
+            "webcapture.operations.extract_from_page", "localapi.container_worker"]
+_CONTEXT = multiprocessing.get_context("forkserver")
+_CONTEXT.set_forkserver_preload(_PRELOAD)
+
+
 class Container:
-    """One worker process and the socket to it. Used by one invocation at a time (the pool sees to it)."""
+    """One worker process and the pipe to it. Used by one invocation at a time (the pool sees to it)."""
 
     def __init__(self, spec: FunctionSpec) -> None:
         self.spec = spec
-        ours, theirs = socket.socketpair()
-        self._sock = ours
-        # The handler's logs go to our stdout/stderr, as Lambda's go to CloudWatch. cwd is the repo so
-        # `-m localapi.container_worker` imports whether or not the package is installed.
-        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module, no shell
-            [sys.executable, "-m", "localapi.container_worker", "--fd", str(theirs.fileno()),
-             "--code-uri", str(spec.code_uri), "--handler", spec.handler, "--function", spec.logical_id,
-             "--timeout", str(spec.timeout_s), "--memory", str(spec.memory_mb)],
-            pass_fds=[theirs.fileno()], env=dict(os.environ), cwd=REPO_ROOT,
+        ours, theirs = _CONTEXT.Pipe()
+        self._conn = ours
+        # The handler's logs go to our stdout/stderr, as Lambda's go to CloudWatch.
+        self.process = _CONTEXT.Process(
+            target=container_main, name=spec.logical_id, daemon=False,
+            args=(theirs, str(spec.code_uri), spec.handler, spec.logical_id, spec.timeout_s, spec.memory_mb),
         )
+        self.process.start()
         theirs.close()
         # The name of the browser scratch folder the worker will use (webcapture.browser.lifecycle): what
         # identifies its Chromium once the worker is gone and can no longer close it.
-        self._scratch_name = processes.scratch_name(self.process.pid)
+        self._scratch_name = processes.scratch_name(self.pid)
         self._init_error: str | None = None
         self._initialised = False
 
     @property
     def pid(self) -> int:
+        assert self.process.pid is not None
         return self.process.pid
 
     def is_alive(self) -> bool:
-        return self.process.poll() is None
+        return self.process.is_alive()
 
     def is_usable(self) -> bool:
-        """For an idle container: alive, and its socket not at end-of-file (an idle worker never writes,
-        so a readable socket means it has gone, even before its exit is visible)."""
-        if not self.is_alive() or self._sock.fileno() < 0:
+        """For an idle container: alive, and its pipe not at end-of-file (an idle worker never writes,
+        so a readable pipe means it has gone, even before its exit is visible)."""
+        if not self.is_alive() or self._conn.closed:
             return False
-        readable, _, _ = select.select([self._sock], [], [], 0)
-        return not readable
+        try:
+            return not self._conn.poll(0)
+        except OSError:
+            return False
 
     def invoke(self, event: dict[str, Any], timeout_s: float) -> Any:
         """Run one invocation, after the container's init on its first (Lambda allows an init 10 s,
         apart from the function's Timeout)."""
-        if not self._initialised:
-            ready = self._receive(time.monotonic() + _INIT_TIMEOUT_S)
-            if "initError" in ready:
-                self._init_error = str(ready["initError"])
-            self._initialised = True
+        self.wait_initialised()
         if self._init_error is not None:
             raise FunctionError(self._init_error)
         deadline = time.monotonic() + timeout_s
         try:
-            send_message(self._sock, event)
+            send_message(self._conn, event)
         except OSError:
             raise ContainerDied(self.spec.logical_id) from None
         reply = self._receive(deadline)
@@ -102,26 +110,34 @@ class Container:
             raise FunctionError(str(reply["error"]))
         return reply.get("result")
 
+    def wait_initialised(self) -> None:
+        """Wait for the worker's init (imports, the handler's module code) to finish."""
+        if not self._initialised:
+            ready = self._receive(time.monotonic() + _INIT_TIMEOUT_S)
+            if "initError" in ready:
+                self._init_error = str(ready["initError"])
+            self._initialised = True
+
     def _receive(self, deadline: float) -> dict[str, Any]:
-        self._sock.settimeout(max(deadline - time.monotonic(), 0.001))
         try:
-            reply = receive_message(self._sock)
-        except TimeoutError:
+            ready = self._conn.poll(max(deadline - time.monotonic(), 0.001))
+        except OSError:
+            ready = True  # a broken pipe: the receive below says so
+        if not ready:
             # Lambda ends a timed-out invocation by resetting its execution environment.
             self.kill()
-            raise InvocationTimeout(self.spec.logical_id) from None
-        except OSError:
-            reply = None
+            raise InvocationTimeout(self.spec.logical_id)
+        reply = receive_message(self._conn)
         if reply is None:
             self.kill()
-            raise ContainerDied(f"{self.spec.logical_id} (pid {self.pid}) exited: {self.process.poll()}")
+            raise ContainerDied(f"{self.spec.logical_id} (pid {self.pid}) exited: {self.process.exitcode}")
         return reply
 
     def kill(self) -> None:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             self.process.kill()
-        self.process.wait()
-        self._sock.close()
+        self.process.join()
+        self._conn.close()
         self._kill_leftovers()
 
     def _kill_leftovers(self) -> None:
@@ -135,14 +151,13 @@ class Container:
                 processes.kill_tree(pid)
 
     def stop(self) -> None:
-        """Close the socket (the worker exits at the end of its loop, shutting its browser down), then make
+        """Close the pipe (the worker exits at the end of its loop, shutting its browser down), then make
         sure it is gone."""
-        self._sock.close()
-        try:
-            self.process.wait(timeout=_STOP_GRACE_S)
-        except subprocess.TimeoutExpired:
+        self._conn.close()
+        self.process.join(timeout=_STOP_GRACE_S)
+        if self.process.is_alive():
             self.process.kill()
-            self.process.wait()
+            self.process.join()
 
 
 def _all_pids() -> list[int]:
@@ -212,6 +227,21 @@ class FunctionContainers:
             self._all.append(container)
             return container
 
+    def prewarm(self) -> None:
+        """Start one container and wait for its init, so the first request does not pay for it (what
+        Lambda's provisioned concurrency does). Only the first request's wait changes: later concurrent
+        requests still start their own containers."""
+        with self._lock:
+            if self._stopped or self._all:
+                return
+            container = Container(self.spec)
+            self._all.append(container)
+        try:
+            container.wait_initialised()
+        except (ContainerDied, InvocationTimeout):
+            return  # _receive killed it; the first invocation will start another
+        self._release(container)
+
     def _release(self, container: Container) -> None:
         with self._lock:
             if container.is_alive() and not self._stopped:
@@ -225,7 +255,7 @@ class FunctionContainers:
         if container.is_alive():
             container.stop()
         else:
-            container.kill()  # reaps it and closes the socket
+            container.kill()  # reaps it and closes the pipe
 
     def pids(self) -> list[int]:
         """The live containers' process ids (for tests and the load report)."""

@@ -27,6 +27,7 @@ class LocalStack:
     aws_endpoint: str | None = None  # an AWS emulator already running there instead of our own moto
     env_overrides: dict[str, str] = field(default_factory=dict)
     max_containers: int = DEFAULT_MAX_CONTAINERS  # per function, like Lambda's concurrency
+    prewarm: bool = True  # one container per function started (and its init done) before serving
     aws: AwsEmulator = field(init=False)
     _server: BaseWSGIServer | None = None
     _thread: threading.Thread | None = None
@@ -57,6 +58,14 @@ class LocalStack:
         os.environ.update(self.env_overrides)
         self._containers = {name: FunctionContainers(spec, self.max_containers)
                             for name, spec in api.functions.items()}
+        if self.prewarm:
+            # All functions' first containers at once: the machine's cores are busy for a few seconds
+            # here instead of on the first request of each function.
+            warmers = [threading.Thread(target=pool.prewarm) for pool in self._containers.values()]
+            for warmer in warmers:
+                warmer.start()
+            for warmer in warmers:
+                warmer.join()
         self._server = make_server(self.host, self.port, LocalGateway(api, self._containers), threaded=True)
         self.port = self._server.server_port
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True, name="local-api")

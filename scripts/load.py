@@ -151,13 +151,17 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def containers_started(api: LocalApi) -> Counter[str]:
+    """Live containers per function at the end (processes named `c:<function>`, under the local API)."""
     from webcapture.browser import processes
 
     started: Counter[str] = Counter()
-    for pid in processes.children(api.process.pid):
-        args = processes.cmdline(pid)
-        if "localapi.container_worker" in args:
-            started[args[args.index("--function") + 1]] += 1
+    for pid in processes.descendants(api.process.pid):
+        try:
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            continue
+        if name.startswith("c:"):
+            started[name[2:]] += 1
     return started
 
 

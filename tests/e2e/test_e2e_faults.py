@@ -15,6 +15,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -22,6 +23,7 @@ import pytest
 import requests
 from moto.server import ThreadedMotoServer
 
+from localapi.container_worker import process_name
 from localapi.stack import LOCAL_BUCKET
 from tests.support.aws_fault_proxy import AwsFaultProxy
 from tests.support.fixture_server import get_server
@@ -177,8 +179,15 @@ def browsers_under(root: int) -> list[int]:
 
 
 def containers_under(root: int, function: str) -> list[int]:
-    return [pid for pid in processes.children(root)
-            if "localapi.container_worker" in processes.cmdline(pid) and function in processes.cmdline(pid)]
+    name = process_name(function)
+    return [pid for pid in descendants_of(root) if comm(pid) == name]
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def while_the_page_hangs(api: LocalApi, key: str, tripwire: _TripwireServer, act: Callable[[], None],

@@ -56,7 +56,7 @@ def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int =
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=None, text=True,
     )
     assert process.stdout is not None
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a loaded machine: the fork server imports every handler's code
     line = process.stdout.readline()
     if not line or time.monotonic() > deadline:
         process.kill()
