@@ -15,6 +15,7 @@ SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
 .PHONY: install chromium dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: load soak
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +47,15 @@ test: install lint build sizes
 
 bench: install
 	$(BIN)/python scripts/bench.py
+
+# Loopback only, bounded: `make load` (50 clients, 500 mixed requests over the local API, LOAD_ARGS to
+# change) and `make soak` (10,000 screenshots through one warm handler, SOAK_ARGS="--count 2000" for less);
+# both write their section of docs/benchmarks.md.
+load: install
+	$(BIN)/python scripts/load.py --write-docs docs/benchmarks.md $(LOAD_ARGS)
+
+soak: install
+	$(BIN)/python scripts/soak.py --write-docs docs/benchmarks.md $(SOAK_ARGS)
 
 # `make build FUNCTION=ScreenshotFunction` builds one function and its layers. Then the modules each built
 # handler imports get their bytecode (Lambda cannot write it: every cold start would compile them).

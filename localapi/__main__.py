@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS
 from localapi.stack import LocalStack
 
 DEMO_USER = "demo-user"
@@ -20,10 +21,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--aws-port", type=int, default=4566, help="moto server port; 0 picks a free one")
     parser.add_argument("--demo-credits", type=int, default=1000,
                         help="credits of the demo key; -1 for unlimited")
+    parser.add_argument("--aws-endpoint", default=None,
+                        help="use the moto server running at this URL instead of starting one")
+    parser.add_argument("--max-containers", type=int, default=DEFAULT_MAX_CONTAINERS,
+                        help="warm containers per function, like Lambda's concurrency (default %(default)s)")
+    parser.add_argument("--no-prewarm", action="store_true",
+                        help="start no container before the first request of each function")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the addresses and key")
     args = parser.parse_args(argv)
 
-    stack = LocalStack(host=args.host, port=args.port, aws_port=args.aws_port)
+    stack = LocalStack(host=args.host, port=args.port, aws_port=args.aws_port,
+                       max_containers=args.max_containers, aws_endpoint=args.aws_endpoint,
+                       prewarm=not args.no_prewarm)
     stack.start()
     # Imported after start(): settings are read from the environment the stack has just set.
     from webcapture.auth.api_keys import create_key

@@ -6,6 +6,7 @@ import json
 import os
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
 from moto.server import ThreadedMotoServer
@@ -23,17 +24,22 @@ _FAKE_KEY = "local"  # moto checks no credentials; fixed fake ones keep boto3 fr
 class AwsEmulator:
     host: str = "127.0.0.1"
     port: int = 0
+    # An emulator someone else runs (the fault tests stop and restart theirs): used as it is, never started.
+    external_endpoint: str | None = None
     _server: ThreadedMotoServer | None = None
 
     @property
     def endpoint(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return self.external_endpoint or f"http://{self.host}:{self.port}"
 
     def start(self) -> None:
         # Credentials are never checked by moto; fixed fake ones keep boto3 from looking for real ones.
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
         os.environ.setdefault("AWS_DEFAULT_REGION", LOCAL_REGION)
+        if self.external_endpoint is not None:
+            self.port = urlsplit(self.external_endpoint).port or 80
+            return
         make_dynamodb_writes_atomic()
         self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
         self._server.start()

@@ -1,4 +1,4 @@
-"""A WSGI app that plays API Gateway (REST, Lambda proxy v1) in front of in-process function containers.
+"""A WSGI app that plays API Gateway (REST, Lambda proxy v1) in front of the functions' warm containers.
 
 It does what API Gateway does and nothing more: route matching from the template, the TOKEN authorizer
 with its identity check, validation expression and result cache, proxy events and their responses,
@@ -21,7 +21,7 @@ from werkzeug.datastructures import Headers
 from werkzeug.wrappers import Request, Response
 
 from localapi.cfn_template import ApiSpec, Route
-from localapi.lambda_runtime import FunctionContainer, InvocationTimeout
+from localapi.lambda_runtime import FunctionContainers, InvocationTimeout
 
 API_GATEWAY_MAX_BODY = 10 * 1024 * 1024
 API_GATEWAY_TIMEOUT_S = 29
@@ -91,7 +91,7 @@ def _event_body(body: bytes, binary: bool) -> str | None:
 
 
 class LocalGateway:
-    def __init__(self, api: ApiSpec, containers: dict[str, FunctionContainer],
+    def __init__(self, api: ApiSpec, containers: dict[str, FunctionContainers],
                  timeout_s: float = API_GATEWAY_TIMEOUT_S) -> None:
         self.api = api
         self.containers = containers

@@ -13,7 +13,8 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from localapi.aws_emulator import AwsEmulator
 from localapi.cfn_template import Resolver, load_template, read_api
 from localapi.gateway import LocalGateway
-from localapi.lambda_runtime import FunctionContainer
+from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS, FunctionContainers, reap_orphans
+from webcapture.browser import processes
 from webcapture.settings import Settings
 
 LOCAL_BUCKET = "webcapture-files-local"
@@ -24,11 +25,15 @@ class LocalStack:
     host: str = "127.0.0.1"
     port: int = 3000
     aws_port: int = 0
+    aws_endpoint: str | None = None  # an AWS emulator already running there instead of our own moto
     env_overrides: dict[str, str] = field(default_factory=dict)
+    max_containers: int = DEFAULT_MAX_CONTAINERS  # per function, like Lambda's concurrency
+    prewarm: bool = True  # one container per function started (and its init done) before serving
     aws: AwsEmulator = field(init=False)
     _server: BaseWSGIServer | None = None
     _thread: threading.Thread | None = None
-    _containers: dict[str, FunctionContainer] = field(default_factory=dict)
+    _containers: dict[str, FunctionContainers] = field(default_factory=dict)
+    _stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
     def url(self) -> str:
@@ -36,22 +41,32 @@ class LocalStack:
 
     def start(self) -> None:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request is noise here
-        self.aws = AwsEmulator(host=self.host, port=self.aws_port)
+        self.aws = AwsEmulator(host=self.host, port=self.aws_port, external_endpoint=self.aws_endpoint)
         self.aws.start()
         template = load_template()
         resolver = self._resolver(template)
         self.aws.create_resources(template, resolver)
         self.aws.allow_public_reads(LOCAL_BUCKET, "screenshots/")
         api = read_api(template, resolver)
-        # Functions run in this process with the template's variables, except where the developer's own
-        # environment sets one (as `sam local --env-vars` would), then the stack's local endpoints.
+        # Function containers (processes) start with this environment: the template's variables, except
+        # where the developer's own environment sets one (as `sam local --env-vars` would), then the
+        # stack's local endpoints.
         # No two functions need different values for one name.
         for spec in api.functions.values():
             for name, value in spec.environment.items():
                 os.environ.setdefault(name, value)
         os.environ.update(self._local_environment())
         os.environ.update(self.env_overrides)
-        self._containers = {name: FunctionContainer(spec) for name, spec in api.functions.items()}
+        self._containers = {name: FunctionContainers(spec, self.max_containers)
+                            for name, spec in api.functions.items()}
+        if self.prewarm:
+            # All functions' first containers at once: the machine's cores are busy for a few seconds
+            # here instead of on the first request of each function.
+            warmers = [threading.Thread(target=pool.prewarm) for pool in self._containers.values()]
+            for warmer in warmers:
+                warmer.start()
+            for warmer in warmers:
+                warmer.join()
         # The functions derive their deadline from the same integration timeout the gateway keeps to.
         gateway_timeout_s = Settings.from_env().gateway_timeout_ms / 1000
         gateway = LocalGateway(api, self._containers, timeout_s=gateway_timeout_s)
@@ -59,6 +74,15 @@ class LocalStack:
         self.port = self._server.server_port
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True, name="local-api")
         self._thread.start()
+        # What a killed container leaves (its Chromium, its driver) is orphaned; as their subreaper this
+        # process reaps them, or they would stay zombies on a PID 1 that does not reap.
+        processes.become_subreaper()
+        threading.Thread(target=self._reap_orphans, daemon=True, name="orphan-reaper").start()
+
+    def _reap_orphans(self) -> None:
+        while not self._stopping.wait(1.0):
+            keep = set().union(*(pool.known_pids() for pool in self._containers.values()))
+            reap_orphans(keep)
 
     def _resolver(self, template: dict[str, Any]) -> Resolver:
         names = {}
@@ -69,7 +93,7 @@ class LocalStack:
                 names[logical_id] = LOCAL_BUCKET
             elif resource["Type"] == "AWS::CloudFront::Distribution":
                 names[logical_id] = ""  # none locally: moto serves the files, nothing to invalidate
-        files_domain = f"{self.host}:{self.aws.port}/{LOCAL_BUCKET}"
+        files_domain = f"{self.aws.endpoint.split('://', 1)[-1]}/{LOCAL_BUCKET}"
         attributes = {"FilesDistribution.DomainName": files_domain}
         return Resolver(template, physical_names=names, attributes=attributes)
 
@@ -92,6 +116,7 @@ class LocalStack:
         return {name: os.environ[name] for name in names}
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server = None

@@ -24,6 +24,7 @@ class LocalApi:
     user_id: str
     key_id: str
     environment: dict[str, str]
+    aws_endpoint: str
     process: subprocess.Popen[str]
 
     def call(self, method: str, path: str, *, key: str | None = None, auth: str | None = None,
@@ -44,17 +45,18 @@ class LocalApi:
             self.process.wait()
 
 
-def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int = 1000) -> LocalApi:
+def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int = 1000,
+                    extra_args: list[str] | None = None) -> LocalApi:
     env = {**os.environ, **(extra_env or {})}
     for name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3"):
         env.pop(name, None)
     process = subprocess.Popen(
         [sys.executable, "-m", "localapi", "--port", "0", "--aws-port", "0", "--json",
-         "--demo-credits", str(demo_credits)],
+         "--demo-credits", str(demo_credits), *(extra_args or [])],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=None, text=True,
     )
     assert process.stdout is not None
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a loaded machine: the fork server imports every handler's code
     line = process.stdout.readline()
     if not line or time.monotonic() > deadline:
         process.kill()
@@ -64,4 +66,4 @@ def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int =
     # thread logs next (the egress proxy's, say), and with it every capture.
     threading.Thread(target=process.stdout.read, name="drain-local-api", daemon=True).start()
     return LocalApi(url=info["url"], api_key=info["apiKey"], user_id=info["userId"], key_id=info["keyId"],
-                    environment=info["environment"], process=process)
+                    environment=info["environment"], aws_endpoint=info["aws"], process=process)

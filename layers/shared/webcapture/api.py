@@ -10,15 +10,17 @@ import base64
 import json
 import uuid
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel
 
-from webcapture import metering, request_scope
+from webcapture import aws, metering, request_scope
 from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
@@ -81,6 +83,18 @@ def _work(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Respo
     return next_middleware(app)
 
 
+def _unexpected_error_response(exc: Exception, request_id: str) -> Response[str]:
+    """AWS throttling or out of reach (after botocore's retries) is a 503 to retry; anything else a 500."""
+    unavailable = aws.unavailable(exc)
+    if unavailable is not None:
+        logger.warning("aws unavailable", extra={"error": repr(exc)})
+        metrics.add_metric(name="AwsUnavailable", unit="Count", value=1)
+        return error_response(unavailable, request_id)
+    logger.exception("unhandled error")
+    metrics.add_metric(name="InternalErrors", unit="Count", value=1)
+    return error_response(ApiError(), request_id)
+
+
 def _contract_middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
     request_id = request_id_of(app.current_event.raw_event)
     app.append_context(request_id=request_id)  # type: ignore[no-untyped-call]
@@ -101,14 +115,14 @@ def _answer(app: APIGatewayRestResolver, next_middleware: NextMiddleware, reques
     except ApiError as exc:
         logger.info("request refused", extra={"status": exc.status, "code": exc.code, "reason": exc.message})
         response = error_response(exc, request_id)
-    except Exception:
-        logger.exception("unhandled error")
-        metrics.add_metric(name="InternalErrors", unit="Count", value=1)
-        response = error_response(ApiError(), request_id)
+    except Exception as exc:
+        response = _unexpected_error_response(exc, request_id)
     if response.status_code >= 400:
         caller = _caller_or_none(app)
         if caller is not None:
-            metering.count_request(caller)
+            # AWS that is down or throttling must not turn the answer into a crash (a bare 502).
+            with suppress(BotoCoreError, ClientError):
+                metering.count_request(caller)
     response.headers[REQUEST_ID_HEADER] = request_id
     return response
 

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
+from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
 from webcapture import request_scope
+from webcapture.errors import ServiceUnavailable
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient
@@ -27,6 +29,13 @@ if TYPE_CHECKING:
 # credit after the deadline still deserves one short try.
 READ_TIMEOUT_STEPS_S = (10, 5, 2, 1)
 _MAX_ATTEMPTS = 3
+
+# Error codes AWS answers when it sheds load (botocore's standard retry mode retries exactly these as
+# throttling); still there after the retries, they mean "try again later", not "this request is wrong".
+THROTTLING_CODES = frozenset({
+    "ProvisionedThroughputExceededException", "ThrottlingException", "Throttling", "RequestLimitExceeded",
+    "TooManyRequestsException", "SlowDown", "RequestThrottled", "ServiceUnavailable", "InternalServerError",
+})
 
 
 def read_timeout_s(remaining_ms: float) -> int:
@@ -78,3 +87,16 @@ def reset_clients() -> None:
     _dynamodb_table.cache_clear()
     _s3_client.cache_clear()
     _cloudfront_client.cache_clear()
+
+
+def unavailable(error: BaseException) -> ServiceUnavailable | None:
+    """The 503 for an AWS call that failed because AWS was throttling or out of reach after botocore's
+    retries; None for every other error (those stay 500s)."""
+    if isinstance(error, ClientError):
+        code = error.response.get("Error", {}).get("Code", "")
+        if code in THROTTLING_CODES:
+            return ServiceUnavailable(f"The service is temporarily unavailable ({code}); retry shortly")
+        return None
+    if isinstance(error, ConnectionError | HTTPClientError):
+        return ServiceUnavailable("The service's storage could not be reached; retry shortly")
+    return None

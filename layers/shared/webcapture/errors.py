@@ -90,6 +90,17 @@ class AiNotConfigured(ApiError):
     )
 
 
+class ServiceUnavailable(ApiError):
+    """AWS (DynamoDB, S3) throttled or could not be reached even after botocore's retries: a passing
+    condition, worth retrying later, not a fault of the request."""
+
+    status, code = 503, "SERVICE_UNAVAILABLE"
+    default_message = "The service is temporarily unavailable; retry shortly"
+
+    def __init__(self, message: str | None = None, *, retry_after_s: int = 1) -> None:
+        super().__init__(message, headers={"Retry-After": str(retry_after_s)})
+
+
 class InternalError(ApiError):
     pass
 

@@ -1,0 +1,102 @@
+"""One warm Lambda container: a process that imports a function's handler once and runs its invocations.
+
+lambda_runtime forks it (from its preloaded fork server) with `container_main` as the target and one end of
+a pipe: each message is a JSON object, an event in, `{"result": ...}` or `{"error": message, "type": name}`
+out. The handler's own logs go to stdout and stderr as they would in Lambda. The pipe closing (the local API
+stopping or dying) ends the process, and with it the module globals (the browser above all) it owned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import json
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+Handler = Callable[[dict[str, Any], Any], Any]
+_PR_SET_NAME = 15
+
+
+@dataclass
+class LambdaContext:
+    function_name: str
+    memory_limit_in_mb: int
+    deadline: float
+    aws_request_id: str
+    invoked_function_arn: str
+    function_version: str = "$LATEST"
+    log_group_name: str = "/aws/lambda/local"
+    log_stream_name: str = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self.deadline - time.monotonic()) * 1000))
+
+
+# -- framing, shared with the parent (lambda_runtime) ------------------------------------------------------
+
+def send_message(conn: Connection, message: dict[str, Any]) -> None:
+    conn.send_bytes(json.dumps(message, separators=(",", ":")).encode())
+
+
+def receive_message(conn: Connection) -> dict[str, Any] | None:
+    """The next message, or None when the other side has closed the pipe."""
+    try:
+        payload = conn.recv_bytes()
+    except (EOFError, OSError):
+        return None
+    message: dict[str, Any] = json.loads(payload)
+    return message
+
+
+# -- the container ---------------------------------------------------------------------------------------
+
+def process_name(function: str) -> str:
+    """What `ps` and /proc/<pid>/comm show for a container (15 bytes at most): `c:` + the function."""
+    return f"c:{function}"[:15]
+
+
+def load_handler(code_uri: Path, handler: str, function: str) -> Handler:
+    module_name, _, function_name = handler.rpartition(".")
+    path = code_uri / f"{module_name.replace('.', '/')}.py"
+    # Every function's module is called `app`: load it under its own name, as the in-process tests do.
+    unique = f"webcapture_fn_{function}"
+    loader_spec = importlib.util.spec_from_file_location(unique, path)
+    assert loader_spec is not None and loader_spec.loader is not None
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[unique] = module
+    loader_spec.loader.exec_module(module)
+    loaded: Handler = getattr(module, function_name)
+    return loaded
+
+
+def serve(conn: Connection, handler: Handler, function: str, timeout_s: int, memory_mb: int) -> None:
+    arn = f"arn:aws:lambda:us-east-1:123456789012:function:{function}"
+    while (event := receive_message(conn)) is not None:
+        # The function's own Timeout from template.yaml, counted from when the invocation reaches us.
+        context = LambdaContext(function, memory_mb, time.monotonic() + timeout_s, str(uuid.uuid4()), arn)
+        try:
+            reply: dict[str, Any] = {"result": handler(event, context)}
+        except Exception as exc:  # what Lambda reports as the function's error
+            reply = {"error": str(exc), "type": type(exc).__name__}
+        send_message(conn, reply)
+
+
+def container_main(conn: Connection, code_uri: str, handler: str, function: str, timeout_s: int,
+                   memory_mb: int) -> None:
+    with contextlib.suppress(OSError, AttributeError):  # tests and the load report find containers by it
+        ctypes.CDLL(None).prctl(_PR_SET_NAME, process_name(function).encode(), 0, 0, 0)
+    try:
+        loaded = load_handler(Path(code_uri), handler, function)
+    except Exception as exc:  # an init error: reported on the first invocation, as Lambda does
+        send_message(conn, {"initError": f"{type(exc).__name__}: {exc}"})
+        return
+    send_message(conn, {"ready": True})
+    serve(conn, loaded, function, timeout_s, memory_mb)

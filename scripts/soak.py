@@ -1,0 +1,284 @@
+"""`make soak`: many screenshots through one warm container, watching for leaks.
+
+The real screenshot handler (functions/screenshot, loaded the way a container loads it) runs in this
+process, invocation after invocation, as one warm Lambda container would: metering against moto's server
+(its own process, so its memory is not counted here), the egress proxy, one Chromium reused throughout.
+At every checkpoint it records the handler process's RSS, the RSS of all Chromium processes together,
+Playwright's driver, open file descriptors, the bytes under the browser's scratch folder and the
+system temp folder, and the processes under this one. At the end it shuts the browser down and checks that
+no process is left. The target: memory flat (within 10%) between the first checkpoint and the last.
+
+    python scripts/soak.py [--count 10000] [--checkpoint 1000] [--write-docs docs/benchmarks.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("WEBCAPTURE_EGRESS_ALLOW", "127.0.0.0/8")  # the fixture server is on loopback
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+for _name, _value in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),
+                      ("AWS_DEFAULT_REGION", "us-east-1")):
+    os.environ.setdefault(_name, _value)
+
+import boto3  # noqa: E402
+
+from localapi.aws_emulator import create_template_resources  # noqa: E402
+from localapi.cfn_template import Resolver, load_template  # noqa: E402
+from localapi.container_worker import LambdaContext, load_handler  # noqa: E402
+from tests.support.fixture_server import get_server, stop_server  # noqa: E402
+
+DOC = REPO / "docs" / "benchmarks.md"
+START, END = "<!-- soak:start -->", "<!-- soak:end -->"
+TABLES = {"ApiKeysTable": "soak-api-keys", "FilesTable": "soak-files", "FilesBucket": "soak-files"}
+
+
+@dataclass
+class Sample:
+    done: int
+    handler_rss_kb: int
+    chromium_rss_kb: int
+    chromium_processes: int
+    driver_rss_kb: int
+    open_fds: int
+    scratch_kb: int
+    tmp_kb: int
+    processes: int
+    zombies: int
+    seconds: float
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_moto() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return process, endpoint
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("moto's server did not start")
+
+
+def rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def folder_kb(path: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total // 1024
+
+
+def new_in_tmp_kb(before: set[str]) -> int:
+    """Bytes under /tmp entries that did not exist when the soak started (other programs share /tmp)."""
+    tmp = Path("/tmp")
+    return sum(folder_kb(tmp / name) if (tmp / name).is_dir() else (tmp / name).stat().st_size // 1024
+               for name in os.listdir(tmp) if name not in before and (tmp / name).exists())
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def sample(done: int, started: float, scratch_root: Path, tmp_before: set[str], executable: str,
+           moto_pid: int) -> Sample:
+    """One checkpoint. Chromium's processes are told by their command name (the browser, its zygotes,
+    renderers and utilities all run the one executable); moto's server, our own child, is left out."""
+    from webcapture.browser import processes
+
+    tree = [pid for pid in processes.descendants(os.getpid()) if pid != moto_pid]
+    chromium = [pid for pid in tree if comm(pid) == executable[:15]]
+    drivers = [pid for pid in tree if pid not in chromium]
+    return Sample(
+        done=done,
+        handler_rss_kb=rss_kb(os.getpid()),
+        chromium_rss_kb=sum(rss_kb(pid) for pid in chromium),
+        chromium_processes=len(chromium),
+        driver_rss_kb=sum(rss_kb(pid) for pid in drivers),
+        open_fds=len(os.listdir("/proc/self/fd")),
+        scratch_kb=folder_kb(scratch_root),
+        tmp_kb=new_in_tmp_kb(tmp_before),
+        processes=len(tree),
+        zombies=sum(1 for pid in tree if processes.state(pid) == "Z"),
+        seconds=time.monotonic() - started,
+    )
+
+
+def event_for(key: str, authorizer: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "image/png"}
+    return {
+        "resource": "/v1/web/screenshot", "path": "/v1/web/screenshot", "httpMethod": "POST",
+        "headers": headers, "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": None, "multiValueQueryStringParameters": None, "pathParameters": None,
+        "stageVariables": None, "isBase64Encoded": False, "body": json.dumps(body),
+        "requestContext": {"resourcePath": "/v1/web/screenshot", "httpMethod": "POST", "stage": "v1",
+                           "requestId": str(uuid.uuid4()), "authorizer": authorizer},
+    }
+
+
+def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
+    moto, endpoint = start_moto()
+    os.environ.update(AWS_ENDPOINT_URL_DYNAMODB=endpoint, AWS_ENDPOINT_URL_S3=endpoint,
+                      API_KEYS_TABLE=TABLES["ApiKeysTable"], FILES_TABLE=TABLES["FilesTable"],
+                      FILES_BUCKET=TABLES["FilesBucket"], PUBLIC_BASE_URL=f"{endpoint}/soak-files")
+    try:
+        template = load_template()
+        create_template_resources(boto3.client("dynamodb", endpoint_url=endpoint),
+                                  boto3.client("s3", endpoint_url=endpoint), template,
+                                  Resolver(template, physical_names=TABLES))
+        from webcapture.auth.api_keys import create_key
+        from webcapture.auth.authorizer import authenticate
+        from webcapture.browser import lifecycle, processes
+        from webcapture.browser.chromium_pack import resolve_chromium
+        from webcapture.settings import get_settings
+
+        key, _record = create_key("soak-user", "soak", remaining=count * 2)
+        authorizer = authenticate(f"Bearer {key}")
+        handler = load_handler(REPO / "functions" / "screenshot", "app.lambda_handler", "ScreenshotFunction")
+        page = get_server().url("/plain.html")
+        body = {"url": page, "viewport": {"width": 800, "height": 600},
+                "screenshotOptions": {"fullPage": False}}
+        # This process's own scratch folder (the cache folder is shared with every other user of it).
+        scratch_root = Path(get_settings().cache_dir) / "browser-scratch"
+        scratch_root /= processes.scratch_name(os.getpid())
+        tmp_before = set(os.listdir("/tmp"))
+        samples: list[Sample] = []
+        failures: dict[str, int] = {}
+        started = time.monotonic()
+        for done in range(1, count + 1):
+            context = LambdaContext("ScreenshotFunction", 2048, time.monotonic() + 30, str(uuid.uuid4()),
+                                    "arn:aws:lambda:us-east-1:123456789012:function:ScreenshotFunction")
+            answer = handler(event_for(key, authorizer, body), context)
+            if answer.get("statusCode") != 200:
+                code = str(answer.get("statusCode"))
+                failures[code] = failures.get(code, 0) + 1
+            if done == 1 or done % checkpoint == 0 or done == count:
+                executable = resolve_chromium(get_settings()).executable.name
+                samples.append(sample(done, started, scratch_root, tmp_before, executable, moto.pid))
+                print(json.dumps(samples[-1].__dict__), flush=True)
+        from webcapture.auth.api_keys import find_by_key
+
+        record = find_by_key(key)
+        spent = count * 2 - int(record.public()["remaining"]) if record else -1
+        lifecycle.shutdown_browser()
+        deadline = time.monotonic() + 10
+
+        def ours() -> list[int]:
+            return [pid for pid in processes.descendants(os.getpid()) if pid != moto.pid]
+
+        while ours() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        leftover = ours()
+        summary = {"failures": failures, "credits_spent": spent, "leaked_processes": len(leftover),
+                   "leaked": [" ".join(processes.cmdline(pid))[:120] for pid in leftover],
+                   "scratch_after_kb": folder_kb(scratch_root)}
+        return samples, summary
+    finally:
+        stop_server()
+        moto.terminate()
+        moto.wait(timeout=10)
+
+
+def change(first: int, last: int) -> str:
+    return f"{(last - first) / first * 100:+.1f}%" if first else "n/a"
+
+
+def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
+    base = next((s for s in samples if s.done >= 1000), samples[0])
+    last = samples[-1]
+    rows = ["| screenshots | handler RSS MB | Chromium RSS MB (processes) | driver RSS MB | open fds "
+            "| scratch KB | new in /tmp KB | processes (zombies) | seconds |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in samples:
+        rows.append(f"| {s.done:,} | {s.handler_rss_kb / 1024:.1f} | {s.chromium_rss_kb / 1024:.1f} "
+                    f"({s.chromium_processes}) | {s.driver_rss_kb / 1024:.1f} | {s.open_fds} | "
+                    f"{s.scratch_kb} | {s.tmp_kb} | {s.processes} ({s.zombies}) | {s.seconds:.0f} |")
+    rate = last.done / last.seconds if last.seconds else 0.0
+    lines = [
+        f"{count:,} screenshots (800x600 png, `plain.html` on loopback, binary answer) through one warm "
+        f"screenshot handler in one process, on {platform.machine()} with {os.cpu_count()} cores: "
+        f"{rate:.1f} screenshots/s.",
+        "",
+        *rows,
+        "",
+        f"- From {base.done:,} to {last.done:,}: handler RSS "
+        f"{change(base.handler_rss_kb, last.handler_rss_kb)}, "
+        f"Chromium RSS {change(base.chromium_rss_kb, last.chromium_rss_kb)}, driver RSS "
+        f"{change(base.driver_rss_kb, last.driver_rss_kb)}, open fds {base.open_fds} -> {last.open_fds} "
+        "(target: memory flat within 10%).",
+        f"- Failed invocations: {summary['failures'] or 'none'}; credits spent {summary['credits_spent']:,} "
+        f"for {count:,} screenshots.",
+        f"- After shutdown: {summary['leaked_processes']} processes left "
+        f"{summary['leaked'] or ''}, scratch folder {summary['scratch_after_kb']} KB.",
+    ]
+    return "\n".join(lines)
+
+
+def write_docs(text: str, path: Path) -> None:
+    doc = path.read_text()
+    block = f"{START}\n{text}\n{END}"
+    if START in doc:
+        head, _, rest = doc.partition(START)
+        _, _, tail = rest.partition(END)
+        doc = head + block + tail
+    else:
+        doc = doc.rstrip() + "\n\n## Soak (`make soak`)\n\n" + block + "\n"
+    path.write_text(doc)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=10_000)
+    parser.add_argument("--checkpoint", type=int, default=1_000)
+    parser.add_argument("--write-docs", type=Path, default=None)
+    args = parser.parse_args()
+    samples, summary = run(args.count, args.checkpoint)
+    text = report(samples, summary, args.count)
+    print(text)
+    if args.write_docs:
+        write_docs(text, args.write_docs)
+    leaked = summary["leaked_processes"] > 0
+    return 1 if leaked or summary["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
