@@ -28,6 +28,9 @@ from webcapture.validation import parse_json_body, validate_request
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 REQUEST_ID_HEADER = "X-Request-Id"
+# What a JSON answer says in data.warning, a bytes answer says here (CONTRACT 14, 16).
+WARNING_HEADER = "X-Webcapture-Warning"
+_MAX_WARNING_HEADER_CHARS = 1000
 
 
 def _json(body: dict[str, Any]) -> str:
@@ -131,13 +134,34 @@ def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operat
     return Response(200, content_types.APPLICATION_JSON, _json(body))
 
 
-def binary(app: APIGatewayRestResolver, body: bytes, content_type: str) -> Response[bytes]:
+def with_warnings(data: dict[str, Any], warnings: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """data with the page's warnings added to `data.warning` (one string; joined to any warning the
+    operation already has, such as a cut answer)."""
+    parts = [data["warning"]] if data.get("warning") else []
+    parts += [warning for warning in warnings if warning not in parts]
+    return {**data, "warning": " ".join(parts)} if parts else data
+
+
+def warning_headers(warnings: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """The X-Webcapture-Warning header for a bytes answer: one line of printable ASCII (anything else,
+    such as a selector's non-ASCII characters, becomes '?'), bounded."""
+    if not warnings:
+        return {}
+    text = "".join(ch if " " <= ch <= "~" else "?" for ch in " ".join(warnings))
+    return {WARNING_HEADER: text[:_MAX_WARNING_HEADER_CHARS]}
+
+
+def binary(
+    app: APIGatewayRestResolver, body: bytes, content_type: str, warnings: tuple[str, ...] = ()
+) -> Response[bytes]:
     """Raw bytes; Powertools base64-encodes them for API Gateway's binary media types."""
-    return Response(200, content_type, body, headers={"Cache-Control": "no-store"})
+    headers = {"Cache-Control": "no-store", **warning_headers(warnings)}
+    return Response(200, content_type, body, headers=headers)
 
 
 def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
               operation: Operation) -> Response[str]:
     """303 to where the result was stored, with the JSON envelope for clients that read the body."""
     body = success_body(data, request_id(app), cost_of(operation))
-    return Response(303, content_types.APPLICATION_JSON, _json(body), headers={"Location": location})
+    headers = {"Location": location, **warning_headers([data["warning"]] if data.get("warning") else [])}
+    return Response(303, content_types.APPLICATION_JSON, _json(body), headers=headers)

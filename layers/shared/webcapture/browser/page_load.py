@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.models.page_control import PageControl
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class PageSnapshot:
     final_url: str
     status_code: int | None
     title: str
+    warnings: tuple[str, ...] = ()
 
 
 # Computed style is the only reliable test: class rules, media queries and scripts all end up there.
@@ -37,12 +39,16 @@ _REMOVE_INVISIBLE_JS = """
 """
 
 
-def load_page(url: str, wait_time_ms: int) -> PageSnapshot:
+def load_page(url: str, wait_time_ms: int, control: PageControl | None = None) -> PageSnapshot:
     def snapshot(loaded: LoadedPage) -> PageSnapshot:
         page = loaded.page
         page.evaluate(_REMOVE_INVISIBLE_JS)
         return PageSnapshot(
-            html=page.content(), final_url=page.url, status_code=loaded.status_code, title=page.title()
+            html=page.content(),
+            final_url=page.url,
+            status_code=loaded.status_code,
+            title=page.title(),
+            warnings=tuple(loaded.warnings),
         )
 
-    return with_loaded_page(url, wait_time_ms, snapshot)
+    return with_loaded_page(url, wait_time_ms, snapshot, control=control)

@@ -25,9 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from playwright.sync_api import CDPSession, Page, ViewportSize
+from playwright.sync_api import Error as PlaywrightError
 
+from webcapture.browser.page_control import is_selector_error
 from webcapture.browser.page_motion import PageMoving
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
+from webcapture.errors import ElementNotFound
 from webcapture.images import CONTENT_TYPES, ImageFormat, image_info
 from webcapture.models.requests import ScreenshotOptions, ScreenshotRequest, Viewport
 
@@ -42,6 +45,7 @@ class Screenshot:
     final_url: str  # after redirects: the document that was captured
     status_code: int | None  # of the main document's last response; None if there was no HTTP response
     requested_url: str
+    warnings: tuple[str, ...] = ()  # for data.warning / X-Webcapture-Warning
 
     @property
     def size(self) -> int:
@@ -52,16 +56,25 @@ class Screenshot:
         return CONTENT_TYPES[self.format]
 
 
-def page_setup(viewport: Viewport) -> PageSetup:
+# The request's viewport fields and the PageSetup fields they set (a `device` gives way to these).
+_SETUP_OF_VIEWPORT = {"width": "width", "height": "height", "deviceScaleFactor": "device_scale_factor",
+                      "isMobile": "is_mobile", "hasTouch": "has_touch"}
+
+
+def page_setup(viewport: Viewport, explicit: set[str] | None = None) -> PageSetup:
+    """explicit: the viewport fields the caller gave (model_fields_set), which win over a device's."""
     width, height = viewport.width, viewport.height
+    given = set(explicit or ())
     if viewport.isLandscape and height > width:
         width, height = height, width
+        given |= {"width", "height"}
     return PageSetup(
         width=width,
         height=height,
         device_scale_factor=viewport.deviceScaleFactor,
         is_mobile=viewport.isMobile,
         has_touch=viewport.hasTouch,
+        explicit=frozenset(_SETUP_OF_VIEWPORT[name] for name in given if name in _SETUP_OF_VIEWPORT),
     )
 
 
@@ -78,9 +91,12 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
             final_url=loaded.page.url,
             status_code=loaded.status_code,
             requested_url=request.url,
+            warnings=tuple(loaded.warnings),
         )
 
-    return with_loaded_page(request.url, request.waitTime, capture, page_setup(request.viewport))
+    explicit = set(request.viewport.model_fields_set) if "viewport" in request.model_fields_set else set()
+    setup = page_setup(request.viewport, explicit)
+    return with_loaded_page(request.url, request.waitTime, capture, setup, request)
 
 
 def _capture(loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor: float) -> bytes:
@@ -112,7 +128,11 @@ def _capture_with(
     # Playwright emulates the device scale factor in its own CDP session; a capture from ours renders
     # at scale 1 unless told otherwise. So every capture names its region and multiplies the scale by
     # the device scale factor (checked: byte-identical to Playwright's own screenshot).
-    if options.clip is not None:
+    if options.selector is not None:
+        x, y, width, height = _element_box(page, options.selector)
+        region = _region(x, y, width, height, device_scale_factor)
+        params["captureBeyondViewport"] = options.captureBeyondViewport is not False
+    elif options.clip is not None:
         clip = options.clip
         user_scale = clip.scale if clip.scale is not None else 1
         region = _region(clip.x, clip.y, clip.width, clip.height, user_scale * device_scale_factor)
@@ -151,6 +171,32 @@ def _capture_with(
         )
     result = cdp.send("Page.captureScreenshot", params)
     return base64.b64decode(result["data"])
+
+
+# The first element the CSS selector matches, as a box in CSS pixels of the page (the clip's coordinates).
+_ELEMENT_BOX_JS = """
+(selector) => {
+  const element = document.querySelector(selector);
+  if (!element) return null;
+  const box = element.getBoundingClientRect();
+  return [box.left + window.scrollX, box.top + window.scrollY, box.width, box.height];
+}
+"""
+
+
+def _element_box(page: Page, selector: str) -> tuple[float, float, float, float]:
+    try:
+        box = page.evaluate(_ELEMENT_BOX_JS, selector)
+    except PlaywrightError as exc:
+        if is_selector_error(exc):
+            raise ElementNotFound(f"'{selector}' is not a valid CSS selector") from None
+        raise
+    if box is None:
+        raise ElementNotFound(f"No element matches the selector '{selector}'")
+    x, y, width, height = box
+    if width < 1 or height < 1:
+        raise ElementNotFound(f"The element matching '{selector}' is not rendered (it has no size)")
+    return x, y, width, height
 
 
 def _region(x: float, y: float, width: float, height: float, scale: float) -> dict[str, float]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from webcapture import egress
 from webcapture.ai import check_provider, run_extraction, validate_ai_request
+from webcapture.api import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.page_load import load_page
 from webcapture.credits import Operation, cost_of
@@ -23,6 +24,6 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
     # One budget for the page and the model together, so the answer comes before API Gateway gives up.
     deadline = time.monotonic() + get_settings().request_budget_ms / 1000
     with metered(caller, cost_of(Operation.AI_EXTRACT)):
-        page = load_page(request.url, request.waitTime)
+        page = load_page(request.url, request.waitTime, request)
         result = run_extraction(request, page.html, page.final_url, deadline=deadline)
-    return result.to_data()
+    return with_warnings(result.to_data(), page.warnings)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from webcapture import egress
+from webcapture.api import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.screenshot import Screenshot, take_screenshot
 from webcapture.credits import Operation, cost_of
@@ -24,6 +25,7 @@ class ScreenshotAnswer:
     content_type: str = ""
     data: dict[str, Any] | None = None
     location: str = ""
+    warnings: tuple[str, ...] = ()  # the binary form's X-Webcapture-Warning (JSON forms: data.warning)
 
 
 def prefers_json(accept: str | None) -> bool:
@@ -64,7 +66,8 @@ def _stored_data(caller: Caller, shot: Screenshot) -> dict[str, Any]:
     metadata = _metadata(shot)
     stored = store_image(user_id=caller.user_id, page_url=shot.final_url, image=shot.image,
                          image_format=shot.format, metadata=metadata)
-    return {"metadata": metadata, "permanentUrl": stored.public_url, "fileId": stored.file_id}
+    return with_warnings({"metadata": metadata, "permanentUrl": stored.public_url, "fileId": stored.file_id},
+                         shot.warnings)
 
 
 def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str | None) -> ScreenshotAnswer:
@@ -76,11 +79,15 @@ def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str |
             if fits_inline_base64(len(shot.image)):
                 data = {"image": base64.b64encode(shot.image).decode(), **data}
             else:
-                data["warning"] = "The image is too large to return inline; fetch it from permanentUrl."
+                data = with_warnings(
+                    data, ["The image is too large to return inline; fetch it from permanentUrl."]
+                )
             return ScreenshotAnswer("json", data=data)
         if prefers_json(accept):
             return ScreenshotAnswer("json", data=_stored_data(caller, shot))
         if fits_inline_base64(len(shot.image)):
-            return ScreenshotAnswer("binary", image=shot.image, content_type=shot.content_type)
+            return ScreenshotAnswer(
+                "binary", image=shot.image, content_type=shot.content_type, warnings=shot.warnings
+            )
         data = _stored_data(caller, shot)
         return ScreenshotAnswer("redirect", data=data, location=data["permanentUrl"])
