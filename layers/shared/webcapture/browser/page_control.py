@@ -210,7 +210,9 @@ class PagePreparation:
         control = self.control
         if control is None:
             return
-        if control.waitUntil != "domcontentloaded" and self.goto_wait_until == "domcontentloaded":
+        if control.waitUntil == "load" and self.goto_wait_until == "domcontentloaded":
+            # networkidle* need no load of their own: with bestAttempt they wait for the network only, as
+            # Puppeteer's do (networkidle0 cannot be reached while the load is pending anyway).
             self._wait_for_load(page, deadline, warnings)
         _inject(page, control)
         if self._idle is not None:
