@@ -121,7 +121,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, f"<!doctype html><title>Echo</title><pre id='echo'>{html.escape(headers)}</pre>")
         elif path == "/basic-auth":
             if self.headers.get("Authorization") == BASIC_AUTH:
-                self._send(200, "<!doctype html><title>Signed in</title><h1 id='who'>alice</h1>")
+                self.server.signed_in.append(self.headers.get("Host", ""))
+                # ?frame=1: the page frames the same resource on another origin (localhost), which must
+                # not be answered with the target's credentials.
+                frame = f"<iframe src='http://localhost:{self.server.port}/basic-auth'></iframe>"
+                extra = frame if "frame" in query else ""
+                self._send(200, f"<!doctype html><title>Signed in</title><h1 id='who'>alice</h1>{extra}")
             else:
                 data = b"<!doctype html><title>Sign in</title><h1>401</h1>"
                 self.send_response(401)
@@ -173,6 +178,7 @@ class FixtureHttpServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.release = threading.Event()
         self.requested: list[str] = []  # every request's path and query, in order
+        self.signed_in: list[str] = []  # the Host of every /basic-auth request with the right credentials
 
     @property
     def port(self) -> int:

@@ -46,8 +46,6 @@ _HIDE_JS = """
 }
 """
 
-_SETUP_FIELDS = ("width", "height", "device_scale_factor", "is_mobile", "has_touch")
-
 
 @dataclass(frozen=True)
 class PageSetup:
@@ -77,24 +75,36 @@ def target_origin(url: str) -> str:
     return f"{scheme}://{host}" + (f":{port}" if port is not None and port != default else "")
 
 
+def effective_setup(setup: PageSetup, control: PageControl | None) -> PageSetup:
+    """The device the page gets: a `device`'s descriptor, with the caller's explicit viewport fields."""
+    if control is None or control.device is None:
+        return setup
+    device = device_descriptors()[control.device]
+    chosen: dict[str, Any] = {
+        "width": device["viewport"]["width"],
+        "height": device["viewport"]["height"],
+        "device_scale_factor": device["deviceScaleFactor"],
+        "is_mobile": device["isMobile"],
+        "has_touch": device["hasTouch"],
+    }
+    chosen |= {name: getattr(setup, name) for name in setup.explicit}
+    return PageSetup(**chosen, explicit=setup.explicit)
+
+
 def context_options(setup: PageSetup, control: PageControl | None, url: str) -> dict[str, Any]:
     """Keyword arguments for browser.new_context: the device, then the caller's explicit choices."""
-    options: dict[str, Any] = {}
-    chosen = {name: getattr(setup, name) for name in _SETUP_FIELDS}
+    device = effective_setup(setup, control)
+    options: dict[str, Any] = {
+        "viewport": {"width": device.width, "height": device.height},
+        "device_scale_factor": device.device_scale_factor,
+        "is_mobile": device.is_mobile,
+        "has_touch": device.has_touch,
+    }
     if control is not None and control.device is not None:
-        device = device_descriptors()[control.device]
-        chosen = {
-            "width": device["viewport"]["width"],
-            "height": device["viewport"]["height"],
-            "device_scale_factor": device["deviceScaleFactor"],
-            "is_mobile": device["isMobile"],
-            "has_touch": device["hasTouch"],
-        } | {name: getattr(setup, name) for name in setup.explicit}
-        options["user_agent"] = device["userAgent"]
-        if "screen" in device:
-            options["screen"] = device["screen"]
-    options["viewport"] = {"width": chosen["width"], "height": chosen["height"]}
-    options.update({name: chosen[name] for name in _SETUP_FIELDS[2:]})
+        descriptor = device_descriptors()[control.device]
+        options["user_agent"] = descriptor["userAgent"]
+        if "screen" in descriptor:
+            options["screen"] = descriptor["screen"]
     if control is None:
         return options
     if control.userAgent is not None:

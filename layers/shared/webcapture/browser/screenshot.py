@@ -27,7 +27,7 @@ from typing import Any
 from playwright.sync_api import CDPSession, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
-from webcapture.browser.page_control import is_selector_error
+from webcapture.browser.page_control import effective_setup, is_selector_error
 from webcapture.browser.page_motion import PageMoving
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
 from webcapture.errors import ElementNotFound
@@ -81,7 +81,7 @@ def page_setup(viewport: Viewport, explicit: set[str] | None = None) -> PageSetu
 def take_screenshot(request: ScreenshotRequest) -> Screenshot:
     def capture(loaded: LoadedPage) -> Screenshot:
         # A navigation during the capture makes it start again once the page is at rest (page_session).
-        image = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
+        image = _capture(loaded, request.screenshotOptions, scale)
         info = image_info(image)
         return Screenshot(
             image=image,
@@ -96,6 +96,7 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
 
     explicit = set(request.viewport.model_fields_set) if "viewport" in request.model_fields_set else set()
     setup = page_setup(request.viewport, explicit)
+    scale = effective_setup(setup, request).device_scale_factor  # a device's own, unless given
     return with_loaded_page(request.url, request.waitTime, capture, setup, request)
 
 
