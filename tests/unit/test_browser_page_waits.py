@@ -165,6 +165,24 @@ def test_scroll_page_loads_lazy_images(fixture_server: FixtureHttpServer) -> Non
     assert 'src="/pixel.gif?name=observed"' in page.html
 
 
+def test_scroll_page_serves_a_scroll_event_loader(fixture_server: FixtureHttpServer) -> None:
+    url = fixture_server.url("/pc-lazy-scroll.html")
+    start = len(fixture_server.requested)
+    snapshot(url)
+    assert "/pixel.gif?name=scrolled" not in fixture_server.requested[start:]
+    snapshot(url, scrollPage=True)
+    assert "/pixel.gif?name=scrolled" in fixture_server.requested[start:]
+
+
+def test_scroll_page_does_not_walk_a_page_with_nothing_lazy(fixture_server: FixtureHttpServer) -> None:
+    url = fixture_server.url("/pc-steady.html")
+    assert snapshot(url, scrollPage=True).title == "0"
+    # The same page with one lazy image is walked (and the title shows how far).
+    lazy = "document.body.insertAdjacentHTML('beforeend', '<img loading=lazy src=/pixel.gif?name=steady>');"
+    walked = snapshot(url, scrollPage=True, addScriptTag=[{"content": lazy}])
+    assert int(walked.title) > 1000
+
+
 def test_scroll_page_returns_to_the_top(fixture_server: FixtureHttpServer) -> None:
     shot = shoot(fixture_server.url("/pc-parts.html"), scrollPage=True, screenshotOptions={"fullPage": False})
     assert pixels(shot).at(10, 10) == RED  # the fixed banner is drawn over the top either way...

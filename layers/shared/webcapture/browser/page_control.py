@@ -25,7 +25,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from webcapture.browser import ad_blocking, cookie_banners
 from webcapture.browser.budget import MIN_STEP_MS, Deadline
-from webcapture.browser.lazy_content import scroll_through
+from webcapture.browser.lazy_content import scroll_through, watch_lazy_loading
 from webcapture.browser.network_idle import InFlightRequests
 from webcapture.errors import ElementNotFound, NavigationFailed, NavigationTimeout, RequestValidationError
 from webcapture.models.devices import device_descriptors
@@ -154,6 +154,8 @@ def prepare_context(context: BrowserContext, control: PageControl | None, url: s
         # Playwright reads a string pattern as a glob, never as a regular expression.
         context.route(pattern, _abort)
         context.route_web_socket(pattern, _close_socket)
+    if control.scrollPage:
+        watch_lazy_loading(context)
     if control.blockAds:
         ad_blocking.enable_ad_blocking(context, url)
     if control.blockCookieBanners:
