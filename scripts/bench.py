@@ -155,7 +155,61 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}, {platform.system()}"
 
 
+SCROLL_START, SCROLL_END = "<!-- bench-scroll-page:start -->", "<!-- bench-scroll-page:end -->"
+
+
+def scroll_page_row(api: Any, fixtures: Any) -> dict[str, float]:
+    """scrollPage on a page with nothing lazy (`tall.html`, 3000 px) against the same request without it,
+    in turns, through the local API (CONTRACT 14: the walk should cost a page with nothing lazy < 10%)."""
+    body = {"url": fixtures.url("/tall.html")}
+
+    def shot(extra: dict[str, Any]) -> None:
+        response = api.call("POST", "/v1/web/screenshot", json={**body, **extra})
+        assert response.status_code == 200, response.text[:200]
+
+    return interleaved({"without": lambda: shot({}), "scrollPage": lambda: shot({"scrollPage": True})})
+
+
+def write_scroll_page_report(machine_name: str, timings: dict[str, float]) -> None:
+    extra = timings["scrollPage"] / timings["without"] - 1
+    section = "\n".join([
+        SCROLL_START,
+        "## Page control: scrollPage on a page with nothing lazy",
+        "",
+        f"`make bench` (or `python scripts/bench.py --only scroll-page`) on {machine_name}; medians of "
+        f"{RUNS} runs after warm-up, the two variants in turns, through the local API, full-page png of "
+        "`tall.html` (3000 px tall, nothing lazy: the page is not walked).",
+        "",
+        "| measurement | median | compared with | extra | target |",
+        "|---|---|---|---|---|",
+        f"| screenshot with `scrollPage: true` | {timings['scrollPage'] * 1000:.0f} ms | the same without "
+        f"({timings['without'] * 1000:.0f} ms) | {extra * 100:+.1f}% | < 10% |",
+        SCROLL_END,
+    ])
+    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    if SCROLL_START in text and SCROLL_END in text:
+        text = text[: text.index(SCROLL_START)] + section + text[text.index(SCROLL_END) + len(SCROLL_END):]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    DOC.write_text(text)
+
+
+def scroll_page_only() -> int:
+    fixtures = get_server()
+    api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8"}, demo_credits=-1)
+    try:
+        timings = scroll_page_row(api, fixtures)
+    finally:
+        api.stop()
+        stop_server()
+    write_scroll_page_report(machine(), timings)
+    print(json.dumps(timings, indent=2))
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--only", "scroll-page"]:
+        return scroll_page_only()
     fixtures = get_server()
     page = fixtures.url("/tall.html")
     results: dict[str, Any] = {"machine": machine(), "runs": RUNS}
@@ -216,6 +270,7 @@ def main() -> int:
             pair = interleaved({"api": fetch_links, "raw": raw_links}, runs=max(3, RUNS // 2), warmup=1)
             links[count] = (pair["api"], pair["raw"])
         results["links_s"] = links
+        results["scroll_page_s"] = scroll_page_row(api, fixtures)
     finally:
         api.stop()
         raw.close()
@@ -225,6 +280,7 @@ def main() -> int:
         results["cold_start_unpacked_s"] = cold_start(page, empty_cache)
     stop_server()
     write_report(results)
+    write_scroll_page_report(results["machine"], results["scroll_page_s"])
     print(json.dumps(results, indent=2))
     return 0
 

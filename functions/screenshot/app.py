@@ -27,9 +27,9 @@ def screenshot() -> Response[Any]:
     request = request_body(app, ScreenshotRequest)
     answer = capture_screenshot(current_caller(app), request, app.current_event.headers.get("Accept"))
     if answer.form == "binary":
-        return binary(app, answer.image, answer.content_type, answer.headers)
+        return binary(app, answer.image, answer.content_type, answer.warnings)
     if answer.form == "redirect":
-        return see_other(app, answer.location, answer.data or {}, Operation.SCREENSHOT, answer.headers)
+        return see_other(app, answer.location, answer.data or {}, Operation.SCREENSHOT)
     return success(app, answer.data or {}, Operation.SCREENSHOT)
 
 

@@ -10,11 +10,22 @@ it and the one browser. Static pages live in tests/support/pages; a few routes a
     /broken             500 with a page (still captured)
     /hang               starts a page and never finishes it (held until the server stops)
     /forged-egress      a page that sends the egress proxy's verdict header itself ("refused")
+
+Page control (CONTRACT 14) routes; every request's path and query is recorded in `server.requested`:
+    /pixel.gif?name=N   a 1x1 gif            /hang-image   an image that never finishes
+    /asset/<name>       site.css, app.js, injected.css (body background rgb(1, 2, 3)), injected.js
+    /media/<name>       a gif                /slow?ms=M    text "arrived" after M ms
+    /echo               a page whose <pre id="echo"> holds the request's headers as JSON (cookies included)
+    /basic-auth         401 with a Basic challenge unless the credentials are alice:secret
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -40,6 +51,16 @@ def many_links_html(count: int) -> str:
     return "".join(parts)
 
 
+GIF = bytes.fromhex("47494638396101000100800000ffffff00000021f90401000000002c00000000010001000002024401003b")
+ASSETS = {
+    "site.css": ("text/css", "h1 { color: rgb(10, 20, 30); }"),
+    "app.js": ("text/javascript", "window.appLoaded = true;"),
+    "injected.css": ("text/css", "body { background: rgb(1, 2, 3) !important; }"),
+    "injected.js": ("text/javascript", "document.title = 'injected by url';"),
+}
+BASIC_AUTH = "Basic " + base64.b64encode(b"alice:secret").decode()
+
+
 def error_page(title: str, colour: str) -> str:
     return (
         f"<!doctype html><html><head><title>{title}</title></head>"
@@ -56,6 +77,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         path = parts.path
+        self.server.requested.append(self.path)
+        if self._page_control_route(path, parse_qs(parts.query)):
+            return
         if path == "/many-links":
             count = int(parse_qs(parts.query).get("n", ["10000"])[0])
             self._send(200, many_links_html(count))
@@ -78,6 +102,53 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, page.read_text(encoding="utf-8"))
         else:
             self._send(404, error_page("No such fixture", "white"))
+
+    def _page_control_route(self, path: str, query: dict[str, list[str]]) -> bool:
+        if path == "/pixel.gif" or path.startswith("/media/"):
+            self._send_bytes(200, GIF, "image/gif")
+        elif path == "/hang-image":
+            self.send_response(200)
+            self.send_header("Content-Type", "image/gif")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(GIF[:10])
+            self.wfile.flush()
+            self.server.release.wait(timeout=120)
+        elif path.startswith("/asset/") and path.removeprefix("/asset/") in ASSETS:
+            kind, text = ASSETS[path.removeprefix("/asset/")]
+            self._send_bytes(200, text.encode(), kind)
+        elif path == "/slow":
+            time.sleep(int(query.get("ms", ["500"])[0]) / 1000)
+            self._send_bytes(200, b"arrived", "text/plain")
+        elif path == "/echo":
+            headers = json.dumps({name.lower(): value for name, value in self.headers.items()})
+            self._send(200, f"<!doctype html><title>Echo</title><pre id='echo'>{html.escape(headers)}</pre>")
+        elif path == "/basic-auth":
+            if self.headers.get("Authorization") == BASIC_AUTH:
+                self.server.signed_in.append(self.headers.get("Host", ""))
+                # ?frame=1: the page frames the same resource on another origin (localhost), which must
+                # not be answered with the target's credentials.
+                frame = f"<iframe src='http://localhost:{self.server.port}/basic-auth'></iframe>"
+                extra = frame if "frame" in query else ""
+                self._send(200, f"<!doctype html><title>Signed in</title><h1 id='who'>alice</h1>{extra}")
+            else:
+                data = b"<!doctype html><title>Sign in</title><h1>401</h1>"
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="fixtures"')
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+        else:
+            return False
+        return True
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
         data = body.encode()
@@ -112,6 +183,8 @@ class FixtureHttpServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.release = threading.Event()
+        self.requested: list[str] = []  # every request's path and query, in order
+        self.signed_in: list[str] = []  # the Host of every /basic-auth request with the right credentials
 
     @property
     def port(self) -> int:

@@ -1,7 +1,6 @@
 """How a result's warnings reach the caller: `data.warning` in a JSON answer, `X-Webcapture-Warning` on bytes.
 
-Each warning one clause, joined by "; " into the one string the contract names (CONTRACT 7, 9, 16), as
-the extraction's own warnings are.
+Each warning one clause, joined by "; " into the one string the contract names (CONTRACT 7, 9, 14, 16).
 """
 
 from __future__ import annotations
@@ -10,16 +9,19 @@ from collections.abc import Iterable
 from typing import Any
 
 WARNING_HEADER = "X-Webcapture-Warning"
+# Headers are not the place for long prose; the JSON forms carry the whole text.
+_MAX_HEADER_CHARS = 1000
 
 
 def with_warnings(data: dict[str, Any], warnings: Iterable[str]) -> dict[str, Any]:
-    """`data` with `warning` holding its own warning (if any) and then these."""
+    """`data` with `warning` holding its own warning (if any) and then these, each once."""
     parts = [data["warning"]] if data.get("warning") else []
-    parts.extend(warnings)
+    parts += [warning for warning in warnings if warning not in parts]
     return {**data, "warning": "; ".join(parts)} if parts else data
 
 
 def warning_headers(warnings: Iterable[str]) -> dict[str, str]:
-    # Header values travel as latin-1; our warnings are ASCII, anything else is replaced rather than fail.
-    text = "; ".join(warnings).encode("ascii", "replace").decode()
-    return {WARNING_HEADER: text} if text else {}
+    """The header for a bytes answer: one line of printable ASCII (anything else, such as a selector's
+    non-ASCII characters, becomes '?'), bounded."""
+    text = "".join(ch if " " <= ch <= "~" else "?" for ch in "; ".join(warnings))
+    return {WARNING_HEADER: text[:_MAX_HEADER_CHARS]} if text else {}

@@ -21,6 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel
 
 from webcapture import aws, metering, request_scope
+from webcapture.answer_warnings import warning_headers
 from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
@@ -185,15 +186,17 @@ def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operat
     return Response(200, content_types.APPLICATION_JSON, _json(body))
 
 
-def binary(app: APIGatewayRestResolver, body: bytes, content_type: str,
-           headers: dict[str, str] | None = None) -> Response[bytes]:
+def binary(
+    app: APIGatewayRestResolver, body: bytes, content_type: str, warnings: tuple[str, ...] = ()
+) -> Response[bytes]:
     """Raw bytes; Powertools base64-encodes them for API Gateway's binary media types."""
-    return Response(200, content_type, body, headers={"Cache-Control": "no-store", **(headers or {})})
+    headers = {"Cache-Control": "no-store", **warning_headers(warnings)}
+    return Response(200, content_type, body, headers=headers)
 
 
 def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
-              operation: Operation, headers: dict[str, str] | None = None) -> Response[str]:
+              operation: Operation) -> Response[str]:
     """303 to where the result was stored, with the JSON envelope for clients that read the body."""
     body = success_body(data, request_id(app), cost_of(operation))
-    return Response(303, content_types.APPLICATION_JSON, _json(body),
-                    headers={"Location": location, **(headers or {})})
+    headers = {"Location": location, **warning_headers([data["warning"]] if data.get("warning") else [])}
+    return Response(303, content_types.APPLICATION_JSON, _json(body), headers=headers)

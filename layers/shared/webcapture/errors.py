@@ -37,6 +37,13 @@ class UrlNotAllowed(ApiError):
     default_message = "The target URL is not allowed by the egress policy"
 
 
+class ElementNotFound(ApiError):
+    """CONTRACT 14: screenshotOptions.selector (or a selector to wait for) matches nothing."""
+
+    status, code = 400, "ELEMENT_NOT_FOUND"
+    default_message = "No element matches the selector"
+
+
 class NotFound(ApiError):
     status, code = 404, "NOT_FOUND"
     default_message = "Route not found"

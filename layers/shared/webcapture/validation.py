@@ -49,7 +49,8 @@ def _number_or_string(value: Any) -> str:
 
 def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
     kind: str = error["type"]
-    path: list[str | int] = list(error["loc"])
+    # A dict key's own error (a refused header name) is reported at the key, as Zod does.
+    path: list[str | int] = [part for part in error["loc"] if part != "[key]"]
     ctx: dict[str, Any] = error.get("ctx") or {}
     value = error.get("input")
 
@@ -83,7 +84,20 @@ def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
         return {"code": "invalid_enum_value", "options": options, "received": value, "path": path,
                 "message": "Invalid enum value. Expected "
                 + " | ".join(f"'{o}'" for o in options) + f", received '{value}'"}
+    if kind in ("too_short", "too_long"):
+        # Arrays and objects (pydantic counts a dict's entries); Zod names both "array" here.
+        short = kind == "too_short"
+        bound = ctx["min_length"] if short else ctx["max_length"]
+        return {"code": "too_small" if short else "too_big", ("minimum" if short else "maximum"): bound,
+                "inclusive": True, "type": "array", "path": path,
+                "message": f"Array must contain {'at least' if short else 'at most'} {bound} element(s)"}
+    if kind == "invalid_enum_value":  # an enum too long to be a Literal (device names)
+        options, received = ctx["options"], ctx["received"]
+        return {"code": "invalid_enum_value", "options": options, "received": received, "path": path,
+                "message": f"Invalid enum value. Expected one of {len(options)} names, received '{received}'"}
     if kind == "invalid_url":
+        if "field" in ctx:
+            path.append(ctx["field"])
         return {"code": "invalid_string", "validation": "url", "path": path, "message": "Invalid url"}
     if kind == "custom":
         if "field" in ctx:

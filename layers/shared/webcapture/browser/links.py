@@ -78,6 +78,7 @@ class Links:
     final_url: str
     status_code: int | None
     requested_url: str
+    warnings: tuple[str, ...] = ()
 
     @property
     def total_links(self) -> int:
@@ -100,6 +101,6 @@ def collect_links(request: LinksRequest) -> Links:
             for i in range(0, len(flat), 3)
             if request.includeExternal or flat[i + 2]
         )
-        return Links(links, loaded.page.url, loaded.status_code, request.url)
+        return Links(links, loaded.page.url, loaded.status_code, request.url, tuple(loaded.warnings))
 
-    return with_loaded_page(request.url, request.waitTime, extract)
+    return with_loaded_page(request.url, request.waitTime, extract, control=request)

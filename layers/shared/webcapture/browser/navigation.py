@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Literal
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Request, Response
@@ -40,7 +41,13 @@ _PROXY_FAILURES = {
 
 
 @contextmanager
-def navigated(page: Page, url: str, deadline: Deadline, wait_time_ms: int) -> Iterator[int | None]:
+def navigated(
+    page: Page,
+    url: str,
+    deadline: Deadline,
+    wait_time_ms: int,
+    wait_until: Literal["load", "domcontentloaded"] = "load",
+) -> Iterator[int | None]:
     """Go to url and yield the main document's HTTP status (of the last redirect hop), or None when the
     navigation produced no HTTP response, for the caller's work on the page; then make sure the page that
     work saw was not replaced by a navigation the egress policy refused."""
@@ -60,7 +67,7 @@ def navigated(page: Page, url: str, deadline: Deadline, wait_time_ms: int) -> It
     try:
         with egress.refusal_log() as refusals:
             try:
-                response = page.goto(url, wait_until="load", timeout=deadline.timeout_ms())
+                response = page.goto(url, wait_until=wait_until, timeout=deadline.timeout_ms())
             except PlaywrightTimeoutError as exc:
                 raise deadline.expired() from exc
             except PlaywrightError as exc:

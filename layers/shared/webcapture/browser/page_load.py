@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.models.page_control import PageControl
 from webcapture.settings import get_settings
 
 
@@ -19,7 +20,7 @@ class PageSnapshot:
     final_url: str
     status_code: int | None
     title: str
-    # Said to the caller as data.warning (answer_warnings): the HTML was cut to the configured limit.
+    # Said to the caller as data.warning (answer_warnings): page-control waits, the HTML cut to the limit.
     warnings: tuple[str, ...] = ()
 
 
@@ -58,7 +59,7 @@ _SERIALIZE_JS = """
 """
 
 
-def load_page(url: str, wait_time_ms: int) -> PageSnapshot:
+def load_page(url: str, wait_time_ms: int, control: PageControl | None = None) -> PageSnapshot:
     limit = get_settings().max_html_chars
 
     def snapshot(loaded: LoadedPage) -> PageSnapshot:
@@ -66,11 +67,11 @@ def load_page(url: str, wait_time_ms: int) -> PageSnapshot:
         page.evaluate(_REMOVE_INVISIBLE_JS)
         serialized = page.evaluate(_SERIALIZE_JS, limit)
         length = int(serialized["length"])
-        warnings = () if length <= limit else (
-            f"The page's HTML ({length} characters) exceeds the limit of {limit} characters; only its first "
-            f"{limit} characters were read",
-        )
+        warnings = tuple(loaded.warnings)
+        if length > limit:
+            warnings += (f"The page's HTML ({length} characters) exceeds the limit of {limit} characters; "
+                         f"only its first {limit} characters were read",)
         return PageSnapshot(html=str(serialized["html"]), final_url=page.url, status_code=loaded.status_code,
                             title=page.title(), warnings=warnings)
 
-    return with_loaded_page(url, wait_time_ms, snapshot)
+    return with_loaded_page(url, wait_time_ms, snapshot, control=control)

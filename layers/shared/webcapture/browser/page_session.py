@@ -11,10 +11,10 @@ import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
-from playwright.sync_api import Browser, Page, ViewportSize
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -23,8 +23,10 @@ from webcapture.browser import processes
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.navigation import navigated
+from webcapture.browser.page_control import PagePreparation, PageSetup, context_options, prepare_context
 from webcapture.browser.page_motion import MainFrameMotion, PageMoving
 from webcapture.errors import NavigationFailed
+from webcapture.models.page_control import PageControl
 
 log = logging.getLogger(__name__)
 
@@ -37,15 +39,7 @@ _STUCK_GRACE_S = 5.0
 _MAX_RESTARTS = 3
 
 
-@dataclass(frozen=True)
-class PageSetup:
-    """The emulated device. Defaults are the spec's viewport defaults."""
-
-    width: int = 1280
-    height: int = 800
-    device_scale_factor: float = 1
-    is_mobile: bool = False
-    has_touch: bool = False
+__all__ = ["LoadedPage", "PageSetup", "with_loaded_page"]
 
 
 @dataclass(frozen=True)
@@ -54,19 +48,27 @@ class LoadedPage:
     status_code: int | None
     deadline: Deadline
     motion: MainFrameMotion
+    # What the answer must tell the caller about this page (a bestAttempt wait that ran out, say): the
+    # action puts them on its result; the operations layer renders them (webcapture.api.with_warnings).
+    warnings: list[str] = field(default_factory=list)
 
 
 def with_loaded_page(
-    url: str, wait_time_ms: int, action: Callable[[LoadedPage], T], setup: PageSetup | None = None
+    url: str,
+    wait_time_ms: int,
+    action: Callable[[LoadedPage], T],
+    setup: PageSetup | None = None,
+    control: PageControl | None = None,
 ) -> T:
-    """Load url in a fresh context and return action(loaded page), all within the request budget."""
+    """Load url in a fresh context, prepare it as `control` asks (CONTRACT 14), and return
+    action(loaded page), all within the request budget."""
     egress.check_target(url)  # before any browser work: a refused target costs nothing
     # The request's own deadline (fixed at handler entry), so DNS and metering come out of the same time.
     deadline = Deadline(max(int(request_scope.remaining_ms()), 0))
     current = host()
     try:
         return current.submit(
-            lambda: _run(current, url, wait_time_ms, action, setup or PageSetup(), deadline),
+            lambda: _run(current, url, wait_time_ms, action, setup or PageSetup(), control, deadline),
             wait_s=max(deadline.remaining_ms, 0) / 1000 + WATCHDOG_GRACE_S + _STUCK_GRACE_S,
         )
     except FutureTimeout:
@@ -81,6 +83,7 @@ def _run(
     wait_time_ms: int,
     action: Callable[[LoadedPage], T],
     setup: PageSetup,
+    control: PageControl | None,
     deadline: Deadline,
 ) -> T:
     attempt = 1
@@ -88,7 +91,7 @@ def _run(
         browser = current.browser(deadline)
         with watchdog(deadline, current.kill_browser) as dog:
             try:
-                return _in_fresh_context(browser, url, wait_time_ms, action, setup, deadline)
+                return _in_fresh_context(browser, url, wait_time_ms, action, setup, control, deadline)
             except Exception as exc:
                 if dog.fired.is_set():
                     raise deadline.expired() from exc
@@ -111,13 +114,11 @@ def _in_fresh_context(
     wait_time_ms: int,
     action: Callable[[LoadedPage], T],
     setup: PageSetup,
+    control: PageControl | None,
     deadline: Deadline,
 ) -> T:
     context = browser.new_context(
-        viewport=ViewportSize(width=setup.width, height=setup.height),
-        device_scale_factor=setup.device_scale_factor,
-        is_mobile=setup.is_mobile,
-        has_touch=setup.has_touch,
+        **context_options(setup, control, url),
         # A context lives for one request, so a service worker could never serve a later one; blocked, it
         # cannot keep working after the capture either.
         service_workers=egress.SERVICE_WORKERS,
@@ -127,9 +128,11 @@ def _in_fresh_context(
     try:
         # Any Playwright call below without its own timeout still stops at the budget.
         context.set_default_timeout(deadline.timeout_ms())
+        prepare_context(context, control, url)
         page = context.new_page()
         # Watching from the start: a navigation the page begins during the load or the wait is known.
         motion = MainFrameMotion(page)
+        preparation = PagePreparation(page, control)
         crashed: list[bool] = []
 
         def on_crash(_page: Page) -> None:
@@ -142,18 +145,30 @@ def _in_fresh_context(
         page.on("crash", on_crash)
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
-            with navigated(page, url, deadline, wait_time_ms) as status:
-                return _at_rest(page, status, deadline, motion, action)
+            with navigated(page, url, deadline, wait_time_ms, preparation.goto_wait_until) as status:
+                return _at_rest(page, status, deadline, motion, _prepared(preparation, action))
         except PlaywrightError as exc:
             if crashed:
                 # The renderer died on this page (out of memory, say): the page's fault, not ours.
                 raise NavigationFailed("The page crashed the browser tab while loading") from exc
             raise
         finally:
+            preparation.close()
             motion.close()
     finally:
         with contextlib.suppress(Exception):
             context.close()
+
+
+def _prepared(preparation: PagePreparation, action: Callable[[LoadedPage], T]) -> Callable[[LoadedPage], T]:
+    """The action, after the page's preparation; both run again on a document the page navigated to,
+    which has none of the previous one's injections or hiding."""
+
+    def run(loaded: LoadedPage) -> T:
+        preparation.prepare(loaded.page, loaded.deadline, loaded.warnings)
+        return action(loaded)
+
+    return run
 
 
 def _at_rest(

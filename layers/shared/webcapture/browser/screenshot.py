@@ -26,9 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from playwright.sync_api import CDPSession, Page, ViewportSize
+from playwright.sync_api import Error as PlaywrightError
 
+from webcapture.browser.page_control import effective_setup, is_selector_error
 from webcapture.browser.page_motion import PageMoving
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
+from webcapture.errors import ElementNotFound
 from webcapture.images import CONTENT_TYPES, ImageFormat, image_info
 from webcapture.models.requests import ScreenshotOptions, ScreenshotRequest, Viewport
 from webcapture.pixel_limits import MAX_PIXELS, MAX_SIDE_PX, largest_css_size
@@ -44,8 +47,7 @@ class Screenshot:
     final_url: str  # after redirects: the document that was captured
     status_code: int | None  # of the main document's last response; None if there was no HTTP response
     requested_url: str
-    # Said to the caller as data.warning / X-Webcapture-Warning (operations/answer_warnings).
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # for data.warning / X-Webcapture-Warning
 
     @property
     def size(self) -> int:
@@ -56,23 +58,32 @@ class Screenshot:
         return CONTENT_TYPES[self.format]
 
 
-def page_setup(viewport: Viewport) -> PageSetup:
+# The request's viewport fields and the PageSetup fields they set (a `device` gives way to these).
+_SETUP_OF_VIEWPORT = {"width": "width", "height": "height", "deviceScaleFactor": "device_scale_factor",
+                      "isMobile": "is_mobile", "hasTouch": "has_touch"}
+
+
+def page_setup(viewport: Viewport, explicit: set[str] | None = None) -> PageSetup:
+    """explicit: the viewport fields the caller gave (model_fields_set), which win over a device's."""
     width, height = viewport.width, viewport.height
+    given = set(explicit or ())
     if viewport.isLandscape and height > width:
         width, height = height, width
+        given |= {"width", "height"}
     return PageSetup(
         width=width,
         height=height,
         device_scale_factor=viewport.deviceScaleFactor,
         is_mobile=viewport.isMobile,
         has_touch=viewport.hasTouch,
+        explicit=frozenset(_SETUP_OF_VIEWPORT[name] for name in given if name in _SETUP_OF_VIEWPORT),
     )
 
 
 def take_screenshot(request: ScreenshotRequest) -> Screenshot:
     def capture(loaded: LoadedPage) -> Screenshot:
         # A navigation during the capture makes it start again once the page is at rest (page_session).
-        image, warnings = _capture(loaded, request.screenshotOptions, request.viewport.deviceScaleFactor)
+        image, cut = _capture(loaded, request.screenshotOptions, scale)
         info = image_info(image)
         return Screenshot(
             image=image,
@@ -82,10 +93,13 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
             final_url=loaded.page.url,
             status_code=loaded.status_code,
             requested_url=request.url,
-            warnings=warnings,
+            warnings=(*loaded.warnings, *cut),
         )
 
-    return with_loaded_page(request.url, request.waitTime, capture, page_setup(request.viewport))
+    explicit = set(request.viewport.model_fields_set) if "viewport" in request.model_fields_set else set()
+    setup = page_setup(request.viewport, explicit)
+    scale = effective_setup(setup, request).device_scale_factor  # a device's own, unless given
+    return with_loaded_page(request.url, request.waitTime, capture, setup, request)
 
 
 def _capture(
@@ -120,7 +134,13 @@ def _capture_with(
     # Playwright emulates the device scale factor in its own CDP session; a capture from ours renders
     # at scale 1 unless told otherwise. So every capture names its region and multiplies the scale by
     # the device scale factor (checked: byte-identical to Playwright's own screenshot).
-    if options.clip is not None:
+    if options.selector is not None:
+        x, y, box_width, box_height = _element_box(page, options.selector)
+        # An element is as unbounded as the page it is on (CONTRACT 16).
+        width, height, warnings = _within_limits(box_width, box_height, device_scale_factor, "element")
+        region = _region(x, y, width, height, device_scale_factor)
+        params["captureBeyondViewport"] = options.captureBeyondViewport is not False
+    elif options.clip is not None:
         clip = options.clip
         user_scale = clip.scale if clip.scale is not None else 1
         region = _region(clip.x, clip.y, clip.width, clip.height, user_scale * device_scale_factor)
@@ -131,17 +151,10 @@ def _capture_with(
         size = metrics["cssContentSize"]
         width, height = math.ceil(size["width"]), math.ceil(size["height"])
         # The request model refused what it could know; only the page knows its own size (CONTRACT 16).
-        fit_width, fit_height = largest_css_size(width, height, device_scale_factor)
-        if (fit_width, fit_height) != (width, height):
-            warnings = (
-                f"The full page ({width}x{height} CSS px) exceeds the image limit of {MAX_SIDE_PX} px a side"
-                f" and {MAX_PIXELS // 1_000_000} megapixels; it was cut to {fit_width}x{fit_height} CSS px"
-                " from the top left",
-            )
-            width, height = fit_width, fit_height
+        width, height, warnings = _within_limits(width, height, device_scale_factor, "full page")
         if options.captureBeyondViewport is False:
             # Puppeteer's way without capturing beyond the viewport: make the viewport the whole page.
-            page.set_viewport_size(ViewportSize(width=width, height=height))
+            page.set_viewport_size(ViewportSize(width=math.ceil(width), height=math.ceil(height)))
         params["captureBeyondViewport"] = options.captureBeyondViewport is not False
         region = _region(0, 0, width, height, device_scale_factor)
     else:
@@ -168,6 +181,45 @@ def _capture_with(
         )
     result = cdp.send("Page.captureScreenshot", params)
     return base64.b64decode(result["data"]), warnings
+
+
+def _within_limits(
+    width: float, height: float, device_scale_factor: float, what: str
+) -> tuple[float, float, tuple[str, ...]]:
+    """The region cut, from its top left, to CONTRACT 16's image limits, and the warning that says so."""
+    fit_width, fit_height = largest_css_size(math.ceil(width), math.ceil(height), device_scale_factor)
+    if fit_width >= width and fit_height >= height:
+        return width, height, ()
+    warning = (f"The {what} ({math.ceil(width)}x{math.ceil(height)} CSS px) exceeds the image limit of "
+               f"{MAX_SIDE_PX} px a side and {MAX_PIXELS // 1_000_000} megapixels; it was cut to "
+               f"{fit_width}x{fit_height} CSS px from the top left")
+    return min(width, fit_width), min(height, fit_height), (warning,)
+
+
+# The first element the CSS selector matches, as a box in CSS pixels of the page (the clip's coordinates).
+_ELEMENT_BOX_JS = """
+(selector) => {
+  const element = document.querySelector(selector);
+  if (!element) return null;
+  const box = element.getBoundingClientRect();
+  return [box.left + window.scrollX, box.top + window.scrollY, box.width, box.height];
+}
+"""
+
+
+def _element_box(page: Page, selector: str) -> tuple[float, float, float, float]:
+    try:
+        box = page.evaluate(_ELEMENT_BOX_JS, selector)
+    except PlaywrightError as exc:
+        if is_selector_error(exc):
+            raise ElementNotFound(f"'{selector}' is not a valid CSS selector") from None
+        raise
+    if box is None:
+        raise ElementNotFound(f"No element matches the selector '{selector}'")
+    x, y, width, height = box
+    if width < 1 or height < 1:
+        raise ElementNotFound(f"The element matching '{selector}' is not rendered (it has no size)")
+    return x, y, width, height
 
 
 def _region(x: float, y: float, width: float, height: float, scale: float) -> dict[str, float]:

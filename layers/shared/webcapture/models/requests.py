@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from webcapture.models.page_control import PageControl, Selector
 from webcapture.pixel_limits import limit_message, output_px, too_large
 
 
@@ -61,6 +62,15 @@ class ScreenshotOptions(_Strict):
     optimizeForSpeed: bool | None = None
     quality: Annotated[int, Field(ge=1, le=100)] | None = None
     type: ImageType = "png"
+    selector: Selector | None = None  # CONTRACT 14: capture this element only
+
+    @model_validator(mode="after")
+    def _one_region(self) -> ScreenshotOptions:
+        if self.selector is not None and self.clip is not None:
+            raise PydanticCustomError(
+                "custom", "selector and clip cannot be combined; give one region", {"field": "selector"}
+            )
+        return self
 
     @model_validator(mode="after")
     def _quality_needs_lossy_format(self) -> ScreenshotOptions:
@@ -83,7 +93,7 @@ class Viewport(_Strict):
     isMobile: bool = False
 
 
-class ScreenshotRequest(_Strict):
+class ScreenshotRequest(PageControl):
     url: TargetUrl
     waitTime: WaitTime = 0
     base64: bool = False
@@ -110,13 +120,13 @@ class ScreenshotRequest(_Strict):
         return self.base64 or self.screenshotOptions.encoding == "base64"
 
 
-class LinksRequest(_Strict):
+class LinksRequest(PageControl):
     url: TargetUrl
     includeExternal: bool = True
     waitTime: WaitTime = 0
 
 
-class AiExtractRequest(_Strict):
+class AiExtractRequest(PageControl):
     url: TargetUrl
     waitTime: WaitTime = 0
     responseType: Literal["json", "text"] = "json"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webcapture import egress
+from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.links import Link, collect_links
 from webcapture.credits import Operation, cost_of
@@ -55,4 +56,4 @@ def collect_page_links(caller: Caller, request: LinksRequest) -> dict[str, Any]:
     if len(returned) < len(result.links):
         data["warning"] = (f"The page has {len(result.links)} links; the first {len(returned)} are returned, "
                            "as many as fit in one response.")
-    return data
+    return with_warnings(data, result.warnings)

@@ -22,6 +22,6 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
     # One deadline for the page and the model together, so the answer comes before API Gateway gives up.
     deadline = request_scope.deadline()
     with metered(caller, cost_of(Operation.AI_EXTRACT)):
-        page = load_page(request.url, request.waitTime)
+        page = load_page(request.url, request.waitTime, request)
         result = run_extraction(request, page.html, page.final_url, deadline=deadline)
     return with_warnings(result.to_data(), page.warnings)

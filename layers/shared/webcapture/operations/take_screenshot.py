@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from webcapture import egress
-from webcapture.answer_warnings import warning_headers, with_warnings
+from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.screenshot import Screenshot, take_screenshot
 from webcapture.credits import Operation, cost_of
@@ -27,7 +27,7 @@ class ScreenshotAnswer:
     content_type: str = ""
     data: dict[str, Any] | None = None
     location: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  # the binary form's X-Webcapture-Warning (JSON forms: data.warning)
 
 
 def prefers_json(accept: str | None) -> bool:
@@ -86,8 +86,8 @@ def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str |
         if prefers_json(accept):
             return ScreenshotAnswer("json", data=_stored_data(caller, shot))
         if fits_inline_base64(len(shot.image)):
-            return ScreenshotAnswer("binary", image=shot.image, content_type=shot.content_type,
-                                    headers=warning_headers(shot.warnings))
+            return ScreenshotAnswer(
+                "binary", image=shot.image, content_type=shot.content_type, warnings=shot.warnings
+            )
         data = _stored_data(caller, shot)
-        return ScreenshotAnswer("redirect", data=data, location=data["permanentUrl"],
-                                headers=warning_headers(shot.warnings))
+        return ScreenshotAnswer("redirect", data=data, location=data["permanentUrl"])

@@ -1,0 +1,163 @@
+"""Page control (CONTRACT 14): the fields every browser endpoint accepts, in one base model that the
+screenshot, links, ai-extract (and later markdown, content, pdf) requests inherit.
+
+All optional; absent means the behaviour the endpoints had before. Errors become Zod-style issues through
+`webcapture.validation`: every issue of a request is listed, `custom` for the rules Zod would write by hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import zoneinfo
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from webcapture.models.devices import device_names
+
+MAX_WAIT_FOR_SELECTOR_MS = 25_000
+
+
+class StrictModel(BaseModel):
+    """Like the request models: no coercion (Zod does not coerce), unknown fields ignored (CONTRACT 5)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", populate_by_name=True, frozen=True)
+
+
+Selector = Annotated[str, Field(min_length=1, max_length=500)]
+
+# RFC 7230 section 3.2.6: token = 1*tchar.
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+# Headers the browser owns (framing, connection, the target's identity, its cookies: those go in `cookies`).
+_REFUSED_HEADERS = frozenset(
+    {"host", "cookie", "content-length", "connection", "transfer-encoding", "upgrade", "te", "trailer",
+     "keep-alive"}
+)
+# BCP 47 in the shape browsers accept: a language, then subtags of 1..8 letters or digits.
+_BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
+
+
+def _check_header_name(name: str) -> str:
+    if not _TOKEN.match(name):
+        raise PydanticCustomError("custom", "Header names must be RFC 7230 tokens")
+    lowered = name.lower()
+    if lowered in _REFUSED_HEADERS or lowered.startswith("proxy-"):
+        raise PydanticCustomError("custom", f"The {name} header cannot be set; the browser sets it")
+    return name
+
+
+@functools.cache
+def _time_zones() -> frozenset[str]:
+    # The IANA database's names (system zoneinfo, else the tzdata package); not every file under
+    # /usr/share/zoneinfo is a zone Chromium knows ("localtime", "posixrules").
+    return frozenset(zoneinfo.available_timezones() - {"localtime", "posixrules", "Factory"}) | {"UTC"}
+
+
+def _check_timezone(name: str) -> str:
+    if name not in _time_zones():
+        raise PydanticCustomError("custom", "Unknown IANA time zone")
+    return name
+
+
+def _check_locale(tag: str) -> str:
+    if len(tag) > 35 or not _BCP47.match(tag):
+        raise PydanticCustomError("custom", "Invalid BCP 47 language tag (like de-DE)")
+    return tag
+
+
+def _check_device(name: str) -> str:
+    names = device_names()
+    if name not in names:
+        raise PydanticCustomError(
+            "invalid_enum_value", "Invalid enum value", {"options": list(names), "received": name}
+        )
+    return name
+
+
+def _selector_as_options(value: Any) -> Any:
+    # The string form is shorthand for {selector}; one model keeps the paths and defaults in one place.
+    return {"selector": value} if isinstance(value, str) else value
+
+
+HeaderName = Annotated[str, AfterValidator(_check_header_name)]
+HeaderValue = Annotated[str, Field(max_length=2000)]
+GlobPattern = Annotated[str, Field(min_length=1, max_length=500)]
+ResourceType = Literal[
+    "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "eventsource", "manifest",
+    "other",
+]
+
+
+class WaitForSelector(StrictModel):
+    selector: Selector
+    visible: bool = False
+    hidden: bool = False
+    timeout: Annotated[int, Field(ge=0, le=MAX_WAIT_FOR_SELECTOR_MS)] | None = None
+
+    @model_validator(mode="after")
+    def _not_both(self) -> WaitForSelector:
+        if self.visible and self.hidden:
+            raise PydanticCustomError("custom", "visible and hidden cannot both be true", {"field": "hidden"})
+        return self
+
+    @property
+    def state(self) -> Literal["attached", "visible", "hidden"]:
+        # Present in the DOM by default, as Puppeteer's waitForSelector.
+        return "visible" if self.visible else "hidden" if self.hidden else "attached"
+
+
+class Cookie(StrictModel):
+    name: Annotated[str, Field(min_length=1, max_length=256)]
+    value: Annotated[str, Field(max_length=4096)]
+    domain: Annotated[str, Field(min_length=1, max_length=253)] | None = None
+    path: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
+    secure: bool | None = None
+    httpOnly: bool | None = None
+    sameSite: Literal["Strict", "Lax", "None"] | None = None
+    expires: Annotated[float, Field(strict=False, ge=0)] | None = None  # Unix seconds; an int is fine
+
+
+class Credentials(StrictModel):
+    username: Annotated[str, Field(max_length=1000)]
+    password: Annotated[str, Field(max_length=1000)]
+
+
+class InjectedTag(StrictModel):
+    content: Annotated[str, Field(min_length=1, max_length=20_000)] | None = None
+    url: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
+
+    @model_validator(mode="after")
+    def _content_or_url(self) -> InjectedTag:
+        if (self.content is None) == (self.url is None):
+            raise PydanticCustomError("custom", "Give either content or url")
+        if self.url is not None and not re.match(r"^https?://[^\s/]", self.url, re.IGNORECASE):
+            raise PydanticCustomError("invalid_url", "Invalid url", {"field": "url"})
+        return self
+
+
+class PageControl(StrictModel):
+    """CONTRACT 14. Requests that inherit it keep their own fields; these are the page's preparation."""
+
+    waitUntil: Literal["load", "domcontentloaded", "networkidle0", "networkidle2"] = "load"
+    waitForSelector: Annotated[WaitForSelector | None, BeforeValidator(_selector_as_options)] = None
+    bestAttempt: bool = False
+    scrollPage: bool = False
+    hideSelectors: Annotated[list[Selector], Field(max_length=50)] = Field(default_factory=list)
+    blockAds: bool = False
+    blockCookieBanners: bool = False
+    rejectResourceTypes: list[ResourceType] = Field(default_factory=list)
+    rejectRequestPattern: Annotated[list[GlobPattern], Field(max_length=50)] = Field(default_factory=list)
+    headers: Annotated[dict[HeaderName, HeaderValue], Field(max_length=30)] = Field(default_factory=dict)
+    cookies: Annotated[list[Cookie], Field(max_length=50)] = Field(default_factory=list)
+    userAgent: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+    authenticate: Credentials | None = None
+    emulateMediaType: Literal["screen", "print"] | None = None
+    colorScheme: Literal["light", "dark", "no-preference"] | None = None
+    reducedMotion: Literal["reduce", "no-preference"] | None = None
+    timezoneId: Annotated[str, Field(max_length=100), AfterValidator(_check_timezone)] | None = None
+    locale: Annotated[str, AfterValidator(_check_locale)] | None = None
+    device: Annotated[str, AfterValidator(_check_device)] | None = None
+    addStyleTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
+    addScriptTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
