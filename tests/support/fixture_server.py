@@ -9,11 +9,17 @@ it and the one browser. Static pages live in tests/support/pages; a few routes a
     /missing            404 with a page (still captured)
     /broken             500 with a page (still captured)
     /hang               starts a page and never finishes it (held until the server stops)
+    AD_PATHS            the ad scripts and frames pages/ads.html loads by their real paths (served under any
+                        host name the test resolver points here), each after `ad_delay_s`
+
+Pages may say {{PORT}} where they need the server's port (links to other host names resolved here).
+Every request is recorded in `hits` as (Host header, path), so a test can tell what reached the server.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,6 +32,48 @@ from webcapture.settings import get_settings
 PAGES = Path(__file__).parent / "pages"
 # Loopback is refused by the egress policy except where the tests allow it, for their own server only.
 EGRESS_ALLOW = "127.0.0.0/8,::1/128"
+
+
+# Stand-ins for Google's ad tags at their real paths: they fill the slots as the real ones would, so a
+# capture without blocking shows ads, and each costs `ad_delay_s` on the wire like a slow ad server.
+_ADSBYGOOGLE_JS = """(function () {
+  window.__adsbygoogleLoaded = true;
+  var port = document.currentScript ? new URL(document.currentScript.src).port : location.port;
+  document.querySelectorAll('ins.adsbygoogle').forEach(function (slot) {
+    slot.setAttribute('data-adsbygoogle-status', 'done');
+    var frame = document.createElement('iframe');
+    frame.id = 'aswift_' + Math.floor(Math.random() * 1000);
+    frame.width = '728'; frame.height = '90'; frame.style.border = '0';
+    frame.src = 'http://googleads.g.doubleclick.net:' + port + '/pagead/ads?client=' +
+      slot.getAttribute('data-ad-client') + '&slotname=' + slot.getAttribute('data-ad-slot');
+    slot.appendChild(frame);
+  });
+})();
+"""
+_GPT_JS = """(function () {
+  window.googletag = window.googletag || {cmd: []};
+  window.__gptLoaded = true;
+  var slots = [];
+  googletag.defineSlot = function (path, size, id) { var s = {id: id}; slots.push(s);
+    s.addService = function () { return s; }; return s; };
+  googletag.pubads = function () { return {enableSingleRequest: function () {}}; };
+  googletag.enableServices = function () {};
+  googletag.display = function (id) {
+    var el = document.getElementById(id);
+    if (el) { el.style.background = 'rgb(255, 0, 0)'; el.textContent = 'Advertisement'; }
+  };
+  var queue = googletag.cmd; googletag.cmd = {push: function (f) { f(); }};
+  queue.forEach(function (f) { f(); });
+})();
+"""
+_AD_FRAME = "<!doctype html><body style='margin:0;background:rgb(255,0,0)'>Ad</body>"
+AD_PATHS = {
+    "/pagead/js/adsbygoogle.js": ("application/javascript", _ADSBYGOOGLE_JS),
+    "/tag/js/gpt.js": ("application/javascript", _GPT_JS),
+    "/pagead/ads": ("text/html; charset=utf-8", _AD_FRAME),
+}
+# Not an ad: a third-party script the lists leave alone (pages/ads.html loads it from cdn.news.test).
+STATIC_PATHS = {"/static/app.js": ("application/javascript", "window.__appLoaded = true;")}
 
 
 def many_links_html(count: int) -> str:
@@ -55,7 +103,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         path = parts.path
-        if path == "/many-links":
+        with self.server.lock:
+            self.server.hits.append((self.headers.get("Host", ""), path))
+        if path in AD_PATHS:
+            time.sleep(self.server.ad_delay_s)
+            self._send(200, AD_PATHS[path][1], AD_PATHS[path][0])
+        elif path in STATIC_PATHS:
+            self._send(200, STATIC_PATHS[path][1], STATIC_PATHS[path][0])
+        elif path == "/many-links":
             count = int(parse_qs(parts.query).get("n", ["10000"])[0])
             self._send(200, many_links_html(count))
         elif path == "/redirect/301":
@@ -71,14 +126,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/hang":
             self._hang()
         elif (page := PAGES / path.lstrip("/")).is_file() and page.parent == PAGES:
-            self._send(200, page.read_text(encoding="utf-8"))
+            self._send(200, page.read_text(encoding="utf-8").replace("{{PORT}}", str(self.server.port)))
         else:
             self._send(404, error_page("No such fixture", "white"))
 
-    def _send(self, status: int, body: str) -> None:
+    def _send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8") -> None:
         data = body.encode()
         self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -106,6 +161,14 @@ class FixtureHttpServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.release = threading.Event()
+        self.lock = threading.Lock()
+        self.hits: list[tuple[str, str]] = []
+        self.ad_delay_s = 0.0
+
+    def hits_for(self, host: str) -> list[str]:
+        """Paths requested under this host name (any port)."""
+        with self.lock:
+            return [path for hit_host, path in self.hits if hit_host.rsplit(":", 1)[0] == host]
 
     @property
     def port(self) -> int:
