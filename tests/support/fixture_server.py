@@ -37,17 +37,24 @@ EGRESS_ALLOW = "127.0.0.0/8,::1/128"
 # Stand-ins for Google's ad tags at their real paths: they fill the slots as the real ones would, so a
 # capture without blocking shows ads, and each costs `ad_delay_s` on the wire like a slow ad server.
 _ADSBYGOOGLE_JS = """(function () {
+  // Like the real tag: each adsbygoogle.push({}) (queued before the script ran, or made after) fills the
+  // next unfilled ins.adsbygoogle with an ad frame from the ad server.
   window.__adsbygoogleLoaded = true;
-  var port = document.currentScript ? new URL(document.currentScript.src).port : location.port;
-  document.querySelectorAll('ins.adsbygoogle').forEach(function (slot) {
-    slot.setAttribute('data-adsbygoogle-status', 'done');
-    var frame = document.createElement('iframe');
-    frame.id = 'aswift_' + Math.floor(Math.random() * 1000);
-    frame.width = '728'; frame.height = '90'; frame.style.border = '0';
-    frame.src = 'http://googleads.g.doubleclick.net:' + port + '/pagead/ads?client=' +
-      slot.getAttribute('data-ad-client') + '&slotname=' + slot.getAttribute('data-ad-slot');
-    slot.appendChild(frame);
-  });
+  var port = new URL(document.currentScript.src).port;
+  function fill() {
+    document.querySelectorAll('ins.adsbygoogle:not([data-adsbygoogle-status])').forEach(function (slot) {
+      slot.setAttribute('data-adsbygoogle-status', 'done');
+      var frame = document.createElement('iframe');
+      frame.width = '728'; frame.height = '90'; frame.style.border = '0';
+      frame.src = 'http://googleads.g.doubleclick.net:' + port + '/pagead/ads?client=' +
+        slot.getAttribute('data-ad-client') + '&slotname=' + slot.getAttribute('data-ad-slot');
+      slot.appendChild(frame);
+    });
+  }
+  var queued = window.adsbygoogle || [];
+  window.adsbygoogle = {loaded: true, push: fill};
+  if (queued.length) fill();
+  document.addEventListener('DOMContentLoaded', fill);
 })();
 """
 _GPT_JS = """(function () {
@@ -107,7 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.hits.append((self.headers.get("Host", ""), path))
         if path in AD_PATHS:
             time.sleep(self.server.ad_delay_s)
-            self._send(200, AD_PATHS[path][1], AD_PATHS[path][0])
+            self._send(200, AD_PATHS[path][1], AD_PATHS[path][0], cors=True)  # as Google's servers do
         elif path in STATIC_PATHS:
             self._send(200, STATIC_PATHS[path][1], STATIC_PATHS[path][0])
         elif path == "/many-links":
@@ -130,10 +137,14 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, error_page("No such fixture", "white"))
 
-    def _send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8") -> None:
+    def _send(
+        self, status: int, body: str, content_type: str = "text/html; charset=utf-8", *, cors: bool = False
+    ) -> None:
         data = body.encode()
         self.send_response(status)
         self.send_header("Content-Type", content_type)
+        if cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

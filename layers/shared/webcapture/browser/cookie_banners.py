@@ -170,13 +170,18 @@ def enable_cookie_banner_handling(context: BrowserContext) -> None:
     context.add_init_script(script=_init_script())
 
 
-def settle_cookie_banners(page: Page, deadline: Deadline) -> None:
-    """After the load: wait (at most SETTLE_CAP_S, never past the deadline) until the banners are refused,
-    hidden, or known absent; then hide what could not be refused."""
+def consent_log(context: BrowserContext) -> ConsentLog | None:
+    """What autoconsent reported in this context (None where it was not enabled)."""
+    return _logs.get(context)
+
+
+def settle_cookie_banners(page: Page, deadline: Deadline, *, cap_s: float = SETTLE_CAP_S) -> None:
+    """After the load: wait (at most cap_s, never past the deadline) until the banners are refused, hidden,
+    or known absent; then hide what could not be refused."""
     consent = _logs.get(page.context)
     if consent is None:
         return
-    give_up = time.monotonic() + SETTLE_CAP_S
+    give_up = time.monotonic() + cap_s
     while not consent.settled():
         left_ms = min(deadline.remaining_ms - MIN_STEP_MS, (give_up - time.monotonic()) * 1000)
         if left_ms <= 0:
