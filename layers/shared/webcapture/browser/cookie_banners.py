@@ -42,6 +42,9 @@ _POLL_MS = 50
 # autoconsent's lifecycle (lib/types.ts LifecycleState): where a run ends, and where it is mid-banner.
 _FINISHED = frozenset({"nothingDetected", "optOutSucceeded", "optOutFailed", "done"})
 _MID_BANNER = frozenset({"openPopupDetected", "runningOptOut"})
+# autoconsent looks again only after the page's DOM changed (lib/web.ts findCmp): a document that has been
+# looked at twice and then stayed still this long can show no banner, even if autoconsent waits on.
+_QUIET_S = 1.0
 
 # autoconsent's Config (lib/types.ts): opt out; pre-hide known banners while working; cosmetic (hide-only)
 # rules where no reject path exists; no heuristic clicking of unknown buttons; retries bounded so a page
@@ -69,8 +72,11 @@ _BOOTSTRAP = """(() => {
     const top = window.top === window;
     const [first, end] = ruleset.index.frameRuleRange;
     const rules = {v: ruleset.v, s: ruleset.s, r: top ? ruleset.r : ruleset.r.slice(first, end)};
-    let lifecycle = null;
+    let last = '';
+    // A page's first, empty document (about:blank) runs the bundle too, and never finishes: not reported.
+    const web = location.protocol === 'http:' || location.protocol === 'https:';
     const tell = (message) => {
+        if (!web) return;
         try { window[binding](message); } catch (e) { /* the binding is gone: the page is closing */ }
     };
     window.autoconsentSendMessage = (message) => {
@@ -78,9 +84,10 @@ _BOOTSTRAP = """(() => {
             const answer = {type: 'initResp', config, rules: {compact: rules}};
             queueMicrotask(() => window.autoconsentReceiveMessage(answer));
         } else if (message.type === 'report') {
-            if (message.state.lifecycle !== lifecycle) {
-                lifecycle = message.state.lifecycle;
-                tell({type: 'report', id: message.instanceId, top, lifecycle});
+            const {lifecycle, findCmpAttempts: attempts} = message.state;
+            if (lifecycle + attempts !== last) {  // only what changed: reports come on every state update
+                last = lifecycle + attempts;
+                tell({type: 'report', id: message.instanceId, top, lifecycle, attempts});
             }
         } else if (['popupFound', 'optOutResult', 'autoconsentDone'].includes(message.type)) {
             tell({type: message.type, cmp: message.cmp, result: message.result, top});
@@ -107,6 +114,7 @@ class ConsentLog:
     reader too; the lock keeps it right should that ever change)."""
 
     lifecycles: dict[str, str] = field(default_factory=dict)  # instance -> its latest lifecycle
+    attempts: dict[str, tuple[int, float]] = field(default_factory=dict)  # instance -> detections, when
     top_instance: str | None = None  # the latest top document's instance
     seen_top: set[str] = field(default_factory=set)
     popups: dict[str, list[Frame]] = field(default_factory=dict)  # cmp -> frames that showed its banner
@@ -119,6 +127,9 @@ class ConsentLog:
             if kind == "report":
                 instance = str(message.get("id"))
                 self.lifecycles[instance] = str(message.get("lifecycle"))
+                attempts = int(message.get("attempts") or 0)
+                if self.attempts.get(instance, (0, 0.0))[0] != attempts:
+                    self.attempts[instance] = (attempts, time.monotonic())
                 if message.get("top") and instance not in self.seen_top:  # a new top document
                     self.top_instance = instance
                     self.seen_top.add(instance)
@@ -129,9 +140,14 @@ class ConsentLog:
 
     def settled(self) -> bool:
         with self.lock:
-            if self.top_instance is None or self.lifecycles.get(self.top_instance) not in _FINISHED:
+            top = self.top_instance
+            if top is None or any(state in _MID_BANNER for state in self.lifecycles.values()):
                 return False
-            return not any(state in _MID_BANNER for state in self.lifecycles.values())
+            if self.lifecycles.get(top) in _FINISHED:
+                return True
+            attempts, since = self.attempts.get(top, (0, 0.0))
+            still = self.lifecycles.get(top) == "started" and attempts >= 2
+            return still and time.monotonic() - since >= _QUIET_S
 
     def unrefused(self) -> dict[str, list[Frame]]:
         with self.lock:
