@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from playwright.sync_api import BrowserContext
 
-from tests.support.egress_resolvers import MapResolver
+from tests.support.egress_resolvers import Answer, MapResolver
 from webcapture import egress
 from webcapture.browser import lifecycle
 from webcapture.browser.budget import Deadline
@@ -27,7 +27,7 @@ REFUSED_THIRD_PARTY = "img.news.test"  # resolves to the metadata address: the p
 @contextmanager
 def fixture_names(refused: tuple[str, ...] = (REFUSED_THIRD_PARTY,)) -> Iterator[MapResolver]:
     """The test names resolved by the egress proxy: all to the fixture server, `refused` to 169.254.169.254."""
-    mapping: dict[str, list[str]] = {name: ["127.0.0.1"] for name in (SITE, THIRD_PARTY, *AD_HOSTS)}
+    mapping: dict[str, Answer] = {name: ["127.0.0.1"] for name in (SITE, THIRD_PARTY, *AD_HOSTS)}
     mapping.update({name: ["169.254.169.254"] for name in refused})
     mapping.setdefault(REFUSED_THIRD_PARTY, ["127.0.0.1"])
     resolver = MapResolver(mapping)
