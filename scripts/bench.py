@@ -293,7 +293,9 @@ def write_page_filters_report(f: dict[str, Any]) -> None:
         FILTERS_START,
         "## blockAds and blockCookieBanners",
         "",
-        f"`make bench` on {machine()}. A fresh context on the service's browser per capture (load, then a "
+        f"`make bench` on {machine()}, load average {os.getloadavg()[0]:.1f} at the end (absolute times "
+        "inflate with it; the ratios are what to read). A fresh context on the service's browser per "
+        "capture (load, then a "
         "full-page png), through the egress proxy, the variants in turns. `ads.html` is a news page with "
         "Google's AdSense and Publisher Tag snippets; the ad servers keep their real names (resolved to "
         f"the loopback fixture server) and answer after {f['ad_delay_s'] * 1000:.0f} ms, like a slow ad "
