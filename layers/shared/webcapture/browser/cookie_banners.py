@@ -47,8 +47,8 @@ _MID_BANNER = frozenset({"openPopupDetected", "runningOptOut"})
 _QUIET_S = 1.0
 
 # autoconsent's Config (lib/types.ts): opt out; pre-hide known banners while working; cosmetic (hide-only)
-# rules where no reject path exists; no heuristic clicking of unknown buttons; retries bounded so a page
-# without any consent manager finishes detecting in about two seconds.
+# rules where no reject path exists; no heuristic clicking of unknown buttons; few retries (each waits
+# 500 ms and a DOM change), so a busy page without any consent manager is done looking in about 2.5 s.
 _CONFIG = {
     "enabled": True,
     "autoAction": "optOut",
@@ -127,7 +127,8 @@ class ConsentLog:
             if kind == "report":
                 instance = str(message.get("id"))
                 self.lifecycles[instance] = str(message.get("lifecycle"))
-                attempts = int(message.get("attempts") or 0)
+                attempts = message.get("attempts")
+                attempts = attempts if isinstance(attempts, int) else 0  # the page can call the binding too
                 if self.attempts.get(instance, (0, 0.0))[0] != attempts:
                     self.attempts[instance] = (attempts, time.monotonic())
                 if message.get("top") and instance not in self.seen_top:  # a new top document
