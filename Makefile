@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: install chromium page-filters dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
 .PHONY: load soak
 
 $(STAMP): pyproject.toml
@@ -23,10 +23,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP) chromium
+install: $(STAMP) chromium page-filters
 
 chromium:
 	bash scripts/fetch_chromium.sh
+
+# blockAds' compiled filter engine and blockCookieBanners' consent rules (pinned, hashed; build time only).
+page-filters: $(STAMP)
+	PYTHON=$(BIN)/python bash scripts/fetch_page_filters.sh
 
 dev: install
 	$(BIN)/python -m localapi

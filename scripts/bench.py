@@ -28,14 +28,25 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.support.local_api import start_local_api  # noqa: E402
+from tests.support.page_filters import SITE, fixture_names, in_fresh_context  # noqa: E402
 from webcapture import egress  # noqa: E402
+from webcapture.browser.ad_blocking import enable_ad_blocking, hide_ad_elements  # noqa: E402
+from webcapture.browser.budget import Deadline  # noqa: E402
 from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
+from webcapture.browser.cookie_banners import (  # noqa: E402
+    enable_cookie_banner_handling,
+    settle_cookie_banners,
+)
+from webcapture.browser.filter_lists import ENGINE_FILE, engine_from, filter_file  # noqa: E402
 from webcapture.browser.links import _EXTRACT_JS as EXTRACT_LINKS_JS  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))
 WARMUP = 2
 DOC = REPO / "docs" / "benchmarks.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+FILTERS_START, FILTERS_END = "<!-- bench-page-filters:start -->", "<!-- bench-page-filters:end -->"
+# What each ad request costs on the wire in the blockAds row: a slow ad server, as real ones often are.
+AD_DELAY_S = 0.3
 METHOD = (
     "Everything runs in one invocation on the suite's fixture pages (`plain.html`, `tall.html`, "
     "`/many-links?n=N`) "
@@ -278,11 +289,100 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as empty_cache:
         results["cold_start_unpack_s"] = cold_start(page, empty_cache)
         results["cold_start_unpacked_s"] = cold_start(page, empty_cache)
+    filters = page_filters_bench()
     stop_server()
     write_report(results)
     write_scroll_page_report(results["machine"], results["scroll_page_s"])
-    print(json.dumps(results, indent=2))
+    write_page_filters_report(filters)
+    print(json.dumps({**results, "page_filters": filters}, indent=2))
     return 0
+
+
+def page_filters_bench() -> dict[str, Any]:
+    """blockAds and blockCookieBanners against the same pages without them, on the service's browser
+    (a fresh context each time, as a request gets), through the egress proxy."""
+    fixtures = get_server()
+    ads = fixtures.url("/ads.html", host=SITE)
+    Step = Callable[[Any], None]
+
+    def capture(url: str, prepare: Step, finish: Step) -> Callable[[], None]:
+        def job(context: Any) -> None:
+            prepare(context)
+            page = context.new_page()
+            page.goto(url, wait_until="load")
+            finish(page)
+            page.screenshot(full_page=True)
+
+        return lambda: in_fresh_context(job)
+
+    def nothing(_target: Any) -> None:
+        pass
+
+    engine_bytes = filter_file(ENGINE_FILE).read_bytes()
+    out: dict[str, Any] = {"ad_delay_s": AD_DELAY_S, "engine_packed_bytes": len(engine_bytes)}
+    out["engine_load_s"] = timed(lambda: engine_from(engine_bytes), runs=3, warmup=0)
+    fixtures.ad_delay_s = AD_DELAY_S
+    try:
+        with fixture_names(refused=()):
+            out["ads"] = interleaved({
+                "blocked": capture(ads, lambda c: enable_ad_blocking(c, ads), hide_ad_elements),
+                "unblocked": capture(ads, nothing, nothing),
+            })
+    finally:
+        fixtures.ad_delay_s = 0.0
+    def settle(page: Any) -> None:
+        settle_cookie_banners(page, Deadline(20_000))
+
+    out["banners"] = {}
+    for name in ("plain.html", "consent-onetrust.html", "consent-cookiebot.html", "consent-didomi.html"):
+        url = fixtures.url(f"/{name}")
+        out["banners"][name] = interleaved({
+            "handled": capture(url, enable_cookie_banner_handling, settle),
+            "plain": capture(url, nothing, nothing),
+        }, runs=max(3, RUNS // 3), warmup=1)
+    return out
+
+
+def write_page_filters_report(f: dict[str, Any]) -> None:
+    ads, banners = f["ads"], f["banners"]
+    section = "\n".join([
+        FILTERS_START,
+        "## blockAds and blockCookieBanners",
+        "",
+        f"`make bench` on {machine()}, load average {os.getloadavg()[0]:.1f} at the end (absolute times "
+        "inflate with it; the ratios are what to read). A fresh context on the service's browser per "
+        "capture (load, then a "
+        "full-page png), through the egress proxy, the variants in turns. `ads.html` is a news page with "
+        "Google's AdSense and Publisher Tag snippets; the ad servers keep their real names (resolved to "
+        f"the loopback fixture server) and answer after {f['ad_delay_s'] * 1000:.0f} ms, like a slow ad "
+        "server.",
+        "",
+        "| measurement | median | compared with | ratio |",
+        "|---|---|---|---|",
+        f"| `ads.html` with blockAds (network + cosmetic rules) | {ads['blocked'] * 1000:.0f} ms | the same "
+        f"page without ({ads['unblocked'] * 1000:.0f} ms) | {ads['blocked'] / ads['unblocked']:.2f}x |",
+        *[f"| `{name}` with blockCookieBanners | {t['handled'] * 1000:.0f} ms | the same page without "
+          f"({t['plain'] * 1000:.0f} ms) | {t['handled'] / t['plain']:.2f}x |"
+          for name, t in banners.items()],
+        f"| loading the compiled filter engine (once per container) | {f['engine_load_s'] * 1000:.0f} ms | "
+        f"| {f['engine_packed_bytes'] / 1e6:.1f} MB packed |",
+        "",
+        "- blockAds is faster on a page with ads: the ad scripts and the frames they would open are never "
+        "fetched. Its fixed costs are a route round trip per request and, once per container, loading the "
+        "engine. Compiled at build time, the engine loads 2.4x to 3.5x faster than the same lists parsed "
+        "at cold start (0.33 s against 1.16 s on a quiet machine, measured once when the format was chosen), "
+        "and ships in 3.8 MB rather than 10 MB serialized or 1.5 MB of compressed lists.",
+        "- blockCookieBanners costs a page without a banner the time autoconsent needs to look twice and see "
+        "the page stay still (1 s of quiet after its second look); a page with a banner is done when the "
+        "banner is refused (Cookiebot's refusal has waits of its own).",
+        FILTERS_END,
+    ])
+    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    if FILTERS_START in text and FILTERS_END in text:
+        text = text[: text.index(FILTERS_START)] + section + text[text.index(FILTERS_END) + len(FILTERS_END):]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    DOC.write_text(text)
 
 
 def write_report(r: dict[str, Any]) -> None:
@@ -356,4 +456,10 @@ def write_report(r: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["page-filters"]:  # this section alone: `python scripts/bench.py page-filters`
+        figures = page_filters_bench()
+        stop_server()
+        write_page_filters_report(figures)
+        print(json.dumps(figures, indent=2))
+        sys.exit(0)
     sys.exit(main())

@@ -92,15 +92,18 @@ def test_native_code_is_for_lambdas_python(build_dir: Path) -> None:
 
 def wheel_tag_fits_lambda(tag: str) -> bool:
     """python3.12 on Amazon Linux 2023 (glibc 2.34), x86_64."""
-    interpreter, abi, platform = tag.split("-")
+    interpreter, abi, platforms = tag.split("-")
     if abi == "abi3":
         abi_ok = interpreter.startswith("cp3") and int(interpreter[3:]) <= 12
     else:
         abi_ok = abi in ("cp312", "none") and interpreter in ("cp312", "py3", "py312")
+    return abi_ok and any(map(platform_fits_lambda, platforms.split(".")))  # a compressed tag set: any one
+
+
+def platform_fits_lambda(platform: str) -> bool:
     glibc = re.match(r"manylinux_2_(\d+)_x86_64$", platform)
-    platform_ok = platform == "any" or platform in ("manylinux1_x86_64", "manylinux2010_x86_64",
-                                                     "manylinux2014_x86_64") or bool(glibc and int(glibc.group(1)) <= 34)
-    return abi_ok and platform_ok
+    return platform == "any" or platform in ("manylinux1_x86_64", "manylinux2010_x86_64",
+                                             "manylinux2014_x86_64") or bool(glibc and int(glibc.group(1)) <= 34)
 
 
 def test_size_script_passes_on_the_build(build_dir: Path) -> None:
@@ -163,3 +166,34 @@ def test_every_module_a_handler_imports_ships_its_bytecode(
         report = json.loads(probe.stdout)
         assert report["checked"] > 100, name  # the handler really loaded its dependencies from the build
         assert report["unusable"] == [], f"{name}: {report['unusable'][:5]}"
+
+
+def test_browser_layer_ships_the_page_filters_as_fetched(build_dir: Path) -> None:
+    filters = build_dir / "BrowserLayer" / "page-filters"
+    for name in ("FILTERS", "adblock-engine.br", "autoconsent.playwright.js", "autoconsent-rules.json"):
+        assert (filters / name).is_file(), f"/opt/page-filters/{name} missing"
+    fetched = REPO_ROOT / ".cache" / "page-filters" / "FILTERS"
+    if fetched.is_file():
+        assert (filters / "FILTERS").read_text() == fetched.read_text(), (
+            "the built BrowserLayer has other page filters than scripts/fetch_page_filters.sh pins: "
+            "run `.venv/bin/sam build --no-cached`")
+
+
+def test_the_compiled_filter_engine_loads_in_lambdas_python(build_dir: Path, python312: Path) -> None:
+    """The engine serialized at build time loads with the layer's own adblock under python3.12, and blocks
+    what EasyList blocks; adblock's library ships stripped."""
+    layer = build_dir / "BrowserLayer"
+    library = next((layer / "python" / "adblock").glob("adblock*.so"))
+    assert library.stat().st_size < 10_000_000, "adblock's library ships with its 48 MB of debug symbols"
+    code = (
+        "import sys, adblock, brotli; e = adblock.Engine(adblock.FilterSet());"
+        f"e.deserialize(brotli.decompress(open({str(layer / 'page-filters' / 'adblock-engine.br')!r}, 'rb').read()));"
+        "print(e.check_network_urls('https://securepubads.g.doubleclick.net/tag/js/gpt.js',"
+        " 'https://example.org/', 'script').matched)"
+    )
+    shared = build_dir / "SharedLayer" / "python"  # brotli lives in the shared layer
+    completed = subprocess.run([str(python312), "-I", "-S", "-c", f"import sys; sys.path[:0] = "
+                                f"[{str(layer / 'python')!r}, {str(shared)!r}]; " + code],
+                               capture_output=True, text=True, check=False, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "True"

@@ -11,6 +11,12 @@ it and the one browser. Static pages live in tests/support/pages; a few routes a
     /hang               starts a page and never finishes it (held until the server stops)
     /forged-egress      a page that sends the egress proxy's verdict header itself ("refused")
 
+    AD_PATHS            the ad scripts and frames pages/ads.html loads by their real paths (served under any
+                        host name the test resolver points here), each after `ad_delay_s`
+
+Pages may say {{PORT}} where they need the server's port (links to other host names resolved here).
+Every request is recorded in `hits` as (Host header, path), so a test can tell what reached the server.
+
 Page control (CONTRACT 14) routes; every request's path and query is recorded in `server.requested`:
     /pixel.gif?name=N   a 1x1 gif            /hang-image   an image that never finishes
     /asset/<name>       site.css, app.js, injected.css (body background rgb(1, 2, 3)), injected.js
@@ -38,6 +44,55 @@ from webcapture.settings import get_settings
 PAGES = Path(__file__).parent / "pages"
 # Loopback is refused by the egress policy except where the tests allow it, for their own server only.
 EGRESS_ALLOW = "127.0.0.0/8,::1/128"
+
+
+# Stand-ins for Google's ad tags at their real paths: they fill the slots as the real ones would, so a
+# capture without blocking shows ads, and each costs `ad_delay_s` on the wire like a slow ad server.
+_ADSBYGOOGLE_JS = """(function () {
+  // Like the real tag: each adsbygoogle.push({}) (queued before the script ran, or made after) fills the
+  // next unfilled ins.adsbygoogle with an ad frame from the ad server.
+  window.__adsbygoogleLoaded = true;
+  var port = new URL(document.currentScript.src).port;
+  function fill() {
+    document.querySelectorAll('ins.adsbygoogle:not([data-adsbygoogle-status])').forEach(function (slot) {
+      slot.setAttribute('data-adsbygoogle-status', 'done');
+      var frame = document.createElement('iframe');
+      frame.width = '728'; frame.height = '90'; frame.style.border = '0';
+      frame.src = 'http://googleads.g.doubleclick.net:' + port + '/pagead/ads?client=' +
+        slot.getAttribute('data-ad-client') + '&slotname=' + slot.getAttribute('data-ad-slot');
+      slot.appendChild(frame);
+    });
+  }
+  var queued = window.adsbygoogle || [];
+  window.adsbygoogle = {loaded: true, push: fill};
+  if (queued.length) fill();
+  document.addEventListener('DOMContentLoaded', fill);
+})();
+"""
+_GPT_JS = """(function () {
+  window.googletag = window.googletag || {cmd: []};
+  window.__gptLoaded = true;
+  var slots = [];
+  googletag.defineSlot = function (path, size, id) { var s = {id: id}; slots.push(s);
+    s.addService = function () { return s; }; return s; };
+  googletag.pubads = function () { return {enableSingleRequest: function () {}}; };
+  googletag.enableServices = function () {};
+  googletag.display = function (id) {
+    var el = document.getElementById(id);
+    if (el) { el.style.background = 'rgb(255, 0, 0)'; el.textContent = 'Advertisement'; }
+  };
+  var queue = googletag.cmd; googletag.cmd = {push: function (f) { f(); }};
+  queue.forEach(function (f) { f(); });
+})();
+"""
+_AD_FRAME = "<!doctype html><body style='margin:0;background:rgb(255,0,0)'>Ad</body>"
+AD_PATHS = {
+    "/pagead/js/adsbygoogle.js": ("application/javascript", _ADSBYGOOGLE_JS),
+    "/tag/js/gpt.js": ("application/javascript", _GPT_JS),
+    "/pagead/ads": ("text/html; charset=utf-8", _AD_FRAME),
+}
+# Not an ad: a third-party script the lists leave alone (pages/ads.html loads it from cdn.news.test).
+STATIC_PATHS = {"/static/app.js": ("application/javascript", "window.__appLoaded = true;")}
 
 
 def many_links_html(count: int) -> str:
@@ -78,9 +133,16 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         path = parts.path
         self.server.requested.append(self.path)
+        with self.server.lock:
+            self.server.hits.append((self.headers.get("Host", ""), path))
         if self._page_control_route(path, parse_qs(parts.query)):
             return
-        if path == "/many-links":
+        if path in AD_PATHS:
+            time.sleep(self.server.ad_delay_s)
+            self._send(200, AD_PATHS[path][1], AD_PATHS[path][0], cors=True)  # as Google's servers do
+        elif path in STATIC_PATHS:
+            self._send(200, STATIC_PATHS[path][1], STATIC_PATHS[path][0])
+        elif path == "/many-links":
             count = int(parse_qs(parts.query).get("n", ["10000"])[0])
             self._send(200, many_links_html(count))
         elif path == "/redirect/301":
@@ -99,7 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, error_page("Forged proxy verdict", "rgb(0, 128, 0)"),
                        headers={"X-Webcapture-Egress": "refused", "X-Webcapture-Egress-0123456789abcdef": "refused"})
         elif (page := PAGES / path.lstrip("/")).is_file() and page.parent == PAGES:
-            self._send(200, page.read_text(encoding="utf-8"))
+            self._send(200, page.read_text(encoding="utf-8").replace("{{PORT}}", str(self.server.port)))
         else:
             self._send(404, error_page("No such fixture", "white"))
 
@@ -150,10 +212,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, body: str, content_type: str = "text/html; charset=utf-8", *, cors: bool = False,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         data = body.encode()
         self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", content_type)
+        if cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -185,6 +252,14 @@ class FixtureHttpServer(ThreadingHTTPServer):
         self.release = threading.Event()
         self.requested: list[str] = []  # every request's path and query, in order
         self.signed_in: list[str] = []  # the Host of every /basic-auth request with the right credentials
+        self.lock = threading.Lock()
+        self.hits: list[tuple[str, str]] = []  # (Host header, path) of every request
+        self.ad_delay_s = 0.0
+
+    def hits_for(self, host: str) -> list[str]:
+        """Paths requested under this host name (any port)."""
+        with self.lock:
+            return [path for hit_host, path in self.hits if hit_host.rsplit(":", 1)[0] == host]
 
     @property
     def port(self) -> int:

@@ -65,6 +65,9 @@ class Settings:
     chromium_path: str | None = None
     chromium_pack_dir: str | None = None
     cache_dir: Path = field(default_factory=_default_cache_dir)
+    # blockAds / blockCookieBanners: the folder scripts/fetch_page_filters.sh makes (/opt/page-filters on
+    # Lambda, <repo>/.cache/page-filters elsewhere when unset).
+    page_filters_dir: str | None = None
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
@@ -109,6 +112,7 @@ class Settings:
             chromium_path=_optional("WEBCAPTURE_CHROMIUM"),
             chromium_pack_dir=_optional("WEBCAPTURE_CHROMIUM_PACK"),
             cache_dir=Path(env("WEBCAPTURE_CACHE_DIR", "") or _default_cache_dir()),
+            page_filters_dir=_optional("WEBCAPTURE_PAGE_FILTERS"),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
             openai_api_key=_optional("OPENAI_API_KEY"),
             openai_api_key_secret=_optional("OPENAI_API_KEY_SECRET"),
