@@ -56,13 +56,17 @@ CANDIDATES: dict[str, Extractor] = {
     "trafilatura, no comments, favor_precision (text)": _trafilatura(**TUNED),
     "trafilatura, no comments, favor_recall (text)": _trafilatura(include_comments=False, favor_recall=True),
     "trafilatura, no comments, favor_precision, fast (no fallback extractors; text)": _trafilatura(
-        **TUNED, fast=True),
+        **TUNED, fast=True
+    ),
     "trafilatura, tuned, Markdown out (links, formatting)": _trafilatura(
-        **TUNED, output_format="markdown", include_links=True, include_formatting=True),
+        **TUNED, output_format="markdown", include_links=True, include_formatting=True
+    ),
     "trafilatura, tuned, Markdown out without tables": _trafilatura(
-        **TUNED, output_format="markdown", include_tables=False),
+        **TUNED, output_format="markdown", include_tables=False
+    ),
     "trafilatura, tuned, Markdown out with images": _trafilatura(
-        **TUNED, output_format="markdown", include_images=True),
+        **TUNED, output_format="markdown", include_images=True
+    ),
 }
 
 
@@ -87,11 +91,15 @@ def _readability_js(source: Path) -> Iterator[Extractor]:
     from webcapture.browser.chromium_pack import resolve_chromium
 
     install = resolve_chromium()
-    run = "() => { %s\n; const a = new Readability(document.cloneNode(true)).parse(); " \
-          "return a ? a.textContent : ''; }" % source.read_text(encoding="utf-8")
+    run = (
+        "() => { "
+        + source.read_text(encoding="utf-8")
+        + "\n; const a = new Readability(document.cloneNode(true)).parse(); return a ? a.textContent : ''; }"
+    )
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(install.executable),
-                                             env={**os.environ, **install.env}, args=["--no-sandbox"])
+        browser = playwright.chromium.launch(
+            executable_path=str(install.executable), env={**os.environ, **install.env}, args=["--no-sandbox"]
+        )
         context = browser.new_context(java_script_enabled=False)
 
         def refuse(route: Route) -> None:
@@ -130,7 +138,8 @@ def measure(candidates: dict[str, Extractor]) -> list[tuple[str, float, float, f
     rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in candidates}
     seconds = dict.fromkeys(candidates, 0.0)
     for page_id, expected in sorted(truth.items()):
-        html = gzip.decompress((BENCHMARK / "html" / f"{page_id}.html.gz").read_bytes()).decode("utf-8", "replace")
+        page = BENCHMARK / "html" / f"{page_id}.html.gz"
+        html = gzip.decompress(page.read_bytes()).decode("utf-8", "replace")
         url = expected.get("url") or "https://example.com/"
         for name, extract in candidates.items():
             started = time.perf_counter()

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.support.ai_pages import INJECTION_MARKERS, INJECTION_PAGE, PAGES, PRODUCT_PRICE
-from webcapture.content.main_content import main_content, main_content_markdown, full_page_markdown
+from tests.support.fixture_server import (  # noqa: F401 - fixtures
+    FixtureHttpServer,
+    egress_allows_fixtures_fixture,
+    fixture_server_fixture,
+)
+from webcapture.browser import load_page
+from webcapture.content.main_content import full_page_markdown, main_content, main_content_markdown
 
 SHOP_PAGE = (PAGES / "shop.html").read_text(encoding="utf-8")
 SHOP_URL = "https://kitchenly.example/p/aurora-x2"
@@ -80,3 +86,27 @@ def test_an_xml_declaration_and_a_meta_charset_do_not_stop_the_parser() -> None:
     html = ("<?xml version='1.0' encoding='iso-8859-1'?><html><head><meta charset='iso-8859-1'></head>"
             "<body><main><p>Crème brûlée à la carte, served with an espresso on the side.</p></main></body></html>")
     assert "Crème brûlée à la carte" in main_content_markdown(html, "https://e.example/")
+
+
+# Only a browser sees computed styles: a stylesheet rule hiding a paragraph inside the article is gone from
+# the live DOM before the step runs (browser/page_load.py), in the real Chromium.
+CSS_MARKERS = ("CSS-HIDDEN-IN-ARTICLE", "CSS-MEDIA-HIDDEN")
+
+
+def test_text_hidden_by_a_stylesheet_is_in_the_raw_html_article() -> None:
+    # Without the browser's pruning trafilatura takes it as article text: the test below could fail.
+    raw = (PAGES / "hidden-article.html").read_text(encoding="utf-8")
+    markdown = main_content_markdown(raw, "https://news.example/glacier")
+    assert all(marker in markdown for marker in CSS_MARKERS)
+
+
+@pytest.mark.parametrize("convert", [main_content_markdown, full_page_markdown])
+def test_text_hidden_by_a_stylesheet_never_reaches_the_output(
+    fixture_server: FixtureHttpServer, convert: object
+) -> None:
+    assert callable(convert)
+    snapshot = load_page(fixture_server.url("/hidden-article.html"), 0)
+    markdown = convert(snapshot.html, snapshot.final_url)
+    assert "By noon we reached the hut" in markdown
+    for marker in CSS_MARKERS:
+        assert marker not in markdown
