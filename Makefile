@@ -47,6 +47,12 @@ test: install lint build sizes
 bench: install
 	$(BIN)/python scripts/bench.py
 
+# Main-content extractors scored and timed on shared/benchmarks/main-content (READABILITY_JS=<path> adds
+# Readability.js); `--write-docs` updates docs/benchmarks.md.
+.PHONY: bench-main-content
+bench-main-content: install
+	$(BIN)/python scripts/bench_main_content.py $(ARGS)
+
 # `make build FUNCTION=ScreenshotFunction` builds one function and its layers. Then the modules each built
 # handler imports get their bytecode (Lambda cannot write it: every cold start would compile them).
 build: $(STAMP)
