@@ -157,3 +157,8 @@ def _drop_beyond(tree: HtmlElement, max_text_chars: int) -> bool:
             dropped = True
         node = node.getparent()
     return dropped
+
+
+# trafilatura's fallback on short pages (jusText) builds its stoplist, every language's, on first use: a
+# second or more that would fall on the first request. Done at import, it falls in Lambda's init instead.
+_extract(document_fromstring("<html><body><p>A short page warms the extractor up.</p></body></html>"), "")
