@@ -61,6 +61,12 @@ load: install
 soak: install
 	$(BIN)/python scripts/soak.py --write-docs docs/benchmarks.md $(SOAK_ARGS)
 
+# Main-content extractors scored and timed on shared/benchmarks/main-content (READABILITY_JS=<path> adds
+# Readability.js); `--write-docs` updates docs/benchmarks.md.
+.PHONY: bench-main-content
+bench-main-content: install
+	$(BIN)/python scripts/bench_main_content.py $(ARGS)
+
 # `make build FUNCTION=ScreenshotFunction` builds one function and its layers. Then the modules each built
 # handler imports get their bytecode (Lambda cannot write it: every cold start would compile them).
 build: $(STAMP)

@@ -50,6 +50,18 @@ def test_playwright_is_the_version_the_suite_tests(build_dir: Path) -> None:
     assert (build_dir / "BrowserLayer" / "python" / f"playwright-{pinned.group(1)}.dist-info").is_dir()
 
 
+def test_main_content_library_is_the_version_the_suite_tests(build_dir: Path) -> None:
+    pins = (REPO_ROOT / "layers/browser/content-requirements.txt").read_text()
+    pinned = re.search(r"^trafilatura==(\S+)$", pins, re.M)
+    assert pinned is not None
+    assert pinned.group(1) == version("trafilatura"), "content-requirements.txt and the venv differ"
+    python = build_dir / "BrowserLayer" / "python"
+    assert (python / f"trafilatura-{pinned.group(1)}.dist-info").is_dir()
+    # Trimmed as its Makefile says; the built handlers' run (test_built_handlers) extracts with what is left.
+    assert not (python / "babel" / "locale-data").exists()
+    assert not (python / "dateparser").exists()
+
+
 def test_shared_layer_pins_are_the_versions_the_suite_tests() -> None:
     for line in (REPO_ROOT / "layers/shared/requirements.txt").read_text().splitlines():
         match = re.match(r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)$", line.strip())
