@@ -1,4 +1,4 @@
-"""Stored screenshots (CONTRACT 10, 12): the S3 object and its record in the Files table.
+"""Stored files, screenshots and PDFs (CONTRACT 10, 12, 15): the S3 object and its record in the Files table.
 
 The object is written before the record, and removed again if the record can't be written, so a
 failure never leaves a record pointing at nothing.
@@ -30,8 +30,13 @@ class StoredFile:
     record: dict[str, str]
 
 
+# Top-level folders of the bucket, one per kind of file; the lifecycle rule and the IAM grants follow them.
+SCREENSHOTS = "screenshots"
+PDFS = "pdfs"
+
+
 def storage_key_for(user_id: str, file_id: str, image_format: ImageFormat) -> str:
-    return f"screenshots/{user_id}/{file_id}.{FILE_EXTENSIONS[image_format]}"
+    return f"{SCREENSHOTS}/{user_id}/{file_id}.{FILE_EXTENSIONS[image_format]}"
 
 
 def public_url_for(storage_key: str) -> str:
@@ -41,9 +46,19 @@ def public_url_for(storage_key: str) -> str:
 def store_image(
     *, user_id: str, page_url: str, image: bytes, image_format: ImageFormat, metadata: dict[str, Any]
 ) -> StoredFile:
+    return store_file(user_id=user_id, page_url=page_url, body=image, folder=SCREENSHOTS,
+                      extension=FILE_EXTENSIONS[image_format], content_type=CONTENT_TYPES[image_format],
+                      metadata=metadata)
+
+
+def store_file(
+    *, user_id: str, page_url: str, body: bytes, folder: str, extension: str, content_type: str,
+    metadata: dict[str, Any],
+) -> StoredFile:
+    """Store `body` at `<folder>/<userId>/<fileId>.<extension>` with its record, owned by `user_id`."""
     settings = get_settings()
     file_id = str(uuid.uuid4())
-    key = storage_key_for(user_id, file_id, image_format)
+    key = f"{folder}/{user_id}/{file_id}.{extension}"
     now = datetime.now(UTC)
     expires = now + timedelta(days=settings.file_retention_days)
     public_url = public_url_for(key)
@@ -61,8 +76,8 @@ def store_image(
     s3.put_object(
         Bucket=settings.files_bucket,
         Key=key,
-        Body=image,
-        ContentType=CONTENT_TYPES[image_format],
+        Body=body,
+        ContentType=content_type,
         CacheControl="public, max-age=31536000, immutable",
     )
     try:

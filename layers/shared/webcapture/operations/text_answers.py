@@ -1,0 +1,22 @@
+"""Text answers cut to what one response can carry (CONTRACT 15): Lambda answers at most 6 MB."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webcapture.response_limits import cut_text_to_fit, response_budget, text_response_size
+
+
+def fit_text(field: str, text: str, metadata: dict[str, Any], what: str) -> dict[str, Any]:
+    """`data` with `text` under `field`, cut on a character boundary when the whole would not fit.
+
+    The budget counts every byte the text takes in the proxy response (UTF-8, escaped twice), less what the
+    page-controlled metadata strings take (a page's title can be as long as it likes).
+    """
+    budget = response_budget() - sum(text_response_size(v) for v in metadata.values() if isinstance(v, str))
+    kept, truncated = cut_text_to_fit(text, max(budget, 0))
+    data: dict[str, Any] = {field: kept, "metadata": {**metadata, "truncated": truncated}}
+    if truncated:
+        data["warning"] = (f"The {what} was cut after {len(kept):,} of {len(text):,} characters, "
+                           "as much as fits in one response.")
+    return data
