@@ -86,6 +86,9 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     assert ("s3:PutObject", "FilesBucket") in needed("ScreenshotFunction")
     assert ("secretsmanager:GetSecretValue", SECRET) in needed("AiExtractFunction")
     assert needed("MethodNotAllowedFunction") == set()
+    assert needed("MarkdownFunction") == needed("ContentFunction") == {("dynamodb:UpdateItem", "ApiKeysTable")}
+    assert needed("PdfFunction") == needed("ScreenshotFunction")  # stores its file the same way
+    assert ("s3:DeleteObject", "FilesBucket") in needed("FilesDeleteFunction")
 
 
 def test_the_analysis_reads_all_of_webcapture() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from webcapture.browser.pdf import count_pages
 from webcapture.envelopes import success_body
+from webcapture.operations.take_screenshot import prefers_json
 from webcapture.operations.text_answers import fit_text
 from webcapture.response_limits import (
     ENVELOPE_ALLOWANCE,
@@ -89,3 +90,18 @@ def test_pages_are_counted_by_page_objects_not_the_tree() -> None:
                 b"6 0 obj <</Parent 2 0 R /Type\n/Page\n>> endobj\n%%EOF")
     assert count_pages(document) == 3
     assert count_pages(b"%PDF-1.4\n%%EOF") == 0
+
+
+@pytest.mark.parametrize(("accept", "binary_type", "wants_json"), [
+    (None, "application/pdf", False),
+    ("application/json", "application/pdf", True),
+    ("application/pdf, application/json;q=0.9", "application/pdf", False),
+    ("application/json, */*;q=0.1", "application/pdf", True),
+    ("application/json, application/*", "application/pdf", False),  # a tie goes to the bytes
+    ("*/*", "application/pdf", False),
+    ("image/png, application/json", "application/pdf", True),  # an image type says nothing about PDFs
+    ("image/png, application/json", "image/", False),  # but does about screenshots
+    ("application/pdf;q=0.5, application/json", "image/", True),
+])
+def test_accept_picks_the_json_form(accept: str | None, binary_type: str, wants_json: bool) -> None:
+    assert prefers_json(accept, binary_type) is wants_json
