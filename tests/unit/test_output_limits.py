@@ -105,3 +105,14 @@ def test_pages_are_counted_by_page_objects_not_the_tree() -> None:
 ])
 def test_accept_picks_the_json_form(accept: str | None, binary_type: str, wants_json: bool) -> None:
     assert prefers_json(accept, binary_type) is wants_json
+
+
+def test_no_character_takes_more_than_the_fast_path_assumes() -> None:
+    from webcapture.response_limits import _MOST_PER_CHARACTER
+
+    # Every 1- and 2-byte UTF-8 character (where all the escapes are), and samples of the 3- and 4-byte ones.
+    codes = [*range(0x800), 0x2028, 0x2029, 0xFEFF, 0xFFFF, 0x1F680, 0x10FFFF]
+    worst = max(text_response_size(chr(code)) for code in codes)
+    assert worst == _MOST_PER_CHARACTER
+    assert cut_text_to_fit("\x01" * 10, 70) == ("\x01" * 10, False)
+    assert cut_text_to_fit("\x01" * 10, 69) == ("\x01" * 9, True)

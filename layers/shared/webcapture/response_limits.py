@@ -35,6 +35,8 @@ _TWICE_QUOTED = len(json.dumps(json.dumps("", ensure_ascii=False), ensure_ascii=
 # Texts are measured in slices of this many characters: the escaped size of a text is the sum of its
 # characters' escaped sizes, so slices add up, and only the one slice where the budget runs out is searched.
 _SLICE = 64 * 1024
+# The most bytes one character can take escaped twice: a control character, \u0001 and then its backslash.
+_MOST_PER_CHARACTER = 7
 
 
 def text_response_size(text: str) -> int:
@@ -45,6 +47,8 @@ def text_response_size(text: str) -> int:
 
 def cut_text_to_fit(text: str, budget_bytes: int) -> tuple[str, bool]:
     """The longest prefix of `text` (whole characters) whose `text_response_size` fits; whether it was cut."""
+    if len(text) * _MOST_PER_CHARACTER <= budget_bytes:
+        return text, False  # fits even if every character took the most room: nothing to measure
     used = 0
     for start in range(0, len(text), _SLICE):
         piece = text[start : start + _SLICE]
