@@ -157,3 +157,15 @@ def test_too_long_text_is_cut_with_a_warning(tight_api: LocalApi, path: str, fie
     assert data["metadata"]["truncated"] is True and "cut after" in data["warning"]
     assert 0 < len(data[field].encode()) <= SMALL_PAYLOAD
     assert "Link 0" in data[field] and "Link 1999" not in data[field]
+
+
+@pytest.mark.parametrize(("path", "field"), [("/v1/web/markdown", "markdown"), ("/v1/web/content", "html")])
+def test_lone_surrogates_in_the_page_still_answer(local_api: LocalApi, path: str, field: str) -> None:
+    data = assert_success(local_api.call("POST", path, json={"url": fixtures().url("/surrogate.html")}), 1)["data"]
+    assert "before \ufffd after" in data[field] and data["metadata"]["title"] == "Half \ufffd a character"
+
+
+def test_lone_surrogate_in_the_title_of_a_pdf(local_api: LocalApi) -> None:
+    response = local_api.call("POST", "/v1/web/pdf", headers={"Accept": "application/json"},
+                              json={"url": fixtures().url("/surrogate.html")})
+    assert assert_success(response, 1)["data"]["metadata"]["title"] == "Half \ufffd a character"

@@ -129,3 +129,9 @@ def test_pdf_scale_and_margins_change_the_layout(fixture_server: FixtureHttpServ
     _, smaller = pdf_of(url, scale=0.5)
     _, wide_margins = pdf_of(url, margin={"top": "8cm", "bottom": "8cm"})
     assert smaller < normal < wide_margins
+
+
+def test_half_a_character_in_the_page_survives_as_a_string(fixture_server: FixtureHttpServer) -> None:
+    """JavaScript strings may hold a lone surrogate; the cores hand them over as Python got them."""
+    page = rendered_html(ContentRequest.model_validate({"url": fixture_server.url("/surrogate.html")}))
+    assert "before \ud83d after" in page.html and page.title == "Half \ude80 a character"

@@ -116,3 +116,9 @@ def test_no_character_takes_more_than_the_fast_path_assumes() -> None:
     assert worst == _MOST_PER_CHARACTER
     assert cut_text_to_fit("\x01" * 10, 70) == ("\x01" * 10, False)
     assert cut_text_to_fit("\x01" * 10, 69) == ("\x01" * 9, True)
+
+
+def test_lone_surrogates_become_replacement_characters() -> None:
+    data = fit_text("html", "a\ud83d b \U0001f680 c\ude80", {"title": "t\udc00"}, "HTML")
+    assert data["html"] == "a\ufffd b \U0001f680 c\ufffd" and data["metadata"]["title"] == "t\ufffd"
+    json.dumps(data, ensure_ascii=False).encode()  # writable as UTF-8

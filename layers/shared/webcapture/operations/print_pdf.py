@@ -18,6 +18,7 @@ from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import PdfRequest
 from webcapture.operations.take_screenshot import prefers_json
+from webcapture.operations.text_answers import well_formed
 from webcapture.response_limits import fits_inline_base64
 from webcapture.stored_files import PDFS, store_file
 
@@ -37,7 +38,7 @@ def _metadata(pdf: Pdf) -> dict[str, Any]:
         "size": pdf.size,
         "pages": pdf.pages,
         "format": pdf.format,
-        "title": pdf.title,
+        "title": well_formed(pdf.title),
         "statusCode": pdf.status_code,
         "requestedUrl": pdf.requested_url,
     }
