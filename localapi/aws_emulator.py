@@ -58,11 +58,11 @@ class AwsEmulator:
     def create_resources(self, template: dict[str, Any], resolver: Resolver) -> None:
         create_template_resources(self._client("dynamodb"), self._client("s3"), template, resolver)
 
-    def allow_public_reads(self, bucket: str, prefix: str) -> None:
-        """What CloudFront's read grant is deployed: anyone may GET objects under the prefix."""
+    def allow_public_reads(self, bucket: str, *prefixes: str) -> None:
+        """What CloudFront's read grant is deployed: anyone may GET objects under the prefixes."""
         policy = {"Version": "2012-10-17", "Statement": [{
             "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
-            "Resource": f"arn:aws:s3:::{bucket}/{prefix}*"}]}
+            "Resource": [f"arn:aws:s3:::{bucket}/{prefix}*" for prefix in prefixes]}]}
         self._client("s3").put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
 
 

@@ -46,7 +46,7 @@ class LocalStack:
         template = load_template()
         resolver = self._resolver(template)
         self.aws.create_resources(template, resolver)
-        self.aws.allow_public_reads(LOCAL_BUCKET, "screenshots/")
+        self.aws.allow_public_reads(LOCAL_BUCKET, "screenshots/", "pdfs/")
         api = read_api(template, resolver)
         # Function containers (processes) start with this environment: the template's variables, except
         # where the developer's own environment sets one (as `sam local --env-vars` would), then the

@@ -8,6 +8,7 @@ stand-in and capture a page on loopback; the others answer against moto's server
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,7 +86,8 @@ def test_every_function_has_an_event(functions: dict[str, BuiltFunction]) -> Non
     events = {p.stem for p in (Path(__file__).resolve().parents[2] / "events").glob("*.json")}
     sources = {"AuthorizerFunction": "authorizer", "ScreenshotFunction": "screenshot", "LinksFunction": "links",
                "AiExtractFunction": "ai_extract", "FilesDeleteFunction": "files_delete",
-               "ApiKeysListFunction": "api_keys_list", "MethodNotAllowedFunction": "fallback"}
+               "ApiKeysListFunction": "api_keys_list", "MethodNotAllowedFunction": "fallback",
+               "MarkdownFunction": "markdown", "ContentFunction": "content", "PdfFunction": "pdf"}
     assert set(functions) == set(sources), "a function was added or renamed: give it an events/ file here"
     assert set(sources.values()) <= events
 
@@ -137,6 +139,60 @@ def test_method_not_allowed(python312: Path, functions: dict[str, BuiltFunction]
                      tmp_path, {})
     assert invocation.response["statusCode"] == 405
     assert invocation.body()["error"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+def test_markdown_with_the_built_browser(
+    python312: Path, functions: dict[str, BuiltFunction], opt_for: dict[str, Path], aws_stack: AwsStack,
+    fixture_site: str, tmp_path: Path,
+) -> None:
+    event = with_body(with_key(load_event("markdown"), aws_stack.key, aws_stack.context), url=fixture_site)
+    invocation = run(python312, functions, opt_for, "MarkdownFunction", event, tmp_path,
+                     {**aws_stack.env, **BROWSER_ENV})
+    assert invocation.response["statusCode"] == 200, invocation.output
+    data = invocation.body()["data"]
+    assert data["markdown"].startswith("# Built and running") and "日本語のテキスト 🚀" in data["markdown"]
+    assert f"[Docs]({fixture_site}docs)" in data["markdown"]
+    assert data["metadata"]["title"] == "Artifact fixture" and data["metadata"]["truncated"] is False
+    assert_cold_start_fits(invocation, functions["MarkdownFunction"])
+
+
+def test_content_with_the_built_browser(
+    python312: Path, functions: dict[str, BuiltFunction], opt_for: dict[str, Path], aws_stack: AwsStack,
+    fixture_site: str, tmp_path: Path,
+) -> None:
+    event = with_body(with_key(load_event("content"), aws_stack.key, aws_stack.context), url=fixture_site)
+    invocation = run(python312, functions, opt_for, "ContentFunction", event, tmp_path,
+                     {**aws_stack.env, **BROWSER_ENV})
+    assert invocation.response["statusCode"] == 200, invocation.output
+    data = invocation.body()["data"]
+    assert "<h1>Built and running</h1>" in data["html"] and data["metadata"]["statusCode"] == 200
+    assert_cold_start_fits(invocation, functions["ContentFunction"])
+
+
+def test_pdf_with_the_built_browser(
+    python312: Path, functions: dict[str, BuiltFunction], opt_for: dict[str, Path], aws_stack: AwsStack,
+    fixture_site: str, tmp_path: Path,
+) -> None:
+    from webcapture.browser.pdf import count_pages
+
+    event = with_body(with_key(load_event("pdf"), aws_stack.key, aws_stack.context), url=fixture_site)
+    invocation = run(python312, functions, opt_for, "PdfFunction", event, tmp_path,
+                     {**aws_stack.env, **BROWSER_ENV})
+    assert invocation.response["statusCode"] == 200, invocation.output
+    data = invocation.body()["data"]
+    document = base64.b64decode(data["pdf"])
+    assert document.startswith(b"%PDF-") and count_pages(document) == data["metadata"]["pages"] == 1
+    assert data["permanentUrl"].startswith("https://files.artifact.test/pdfs/artifact-user/")
+    s3: Any = aws_stack.client("s3")
+    key = data["permanentUrl"].split("/", 3)[3]
+    assert s3.get_object(Bucket=PHYSICAL_NAMES["FilesBucket"], Key=key)["Body"].read() == document
+    # The bytes form: what API Gateway turns back into application/pdf bytes.
+    raw = with_body(with_key(load_event("pdf"), aws_stack.key, aws_stack.context), url=fixture_site, base64=False)
+    answer = run(python312, functions, opt_for, "PdfFunction", raw, tmp_path, {**aws_stack.env, **BROWSER_ENV})
+    headers = answer.response.get("multiValueHeaders") or {}
+    content_type = (answer.response.get("headers") or {}).get("Content-Type") or headers["Content-Type"][0]
+    assert content_type == "application/pdf" and answer.response["isBase64Encoded"], answer.output
+    assert base64.b64decode(answer.response["body"]).startswith(b"%PDF-")
 
 
 def assert_cold_start_fits(invocation: Invocation, function: BuiltFunction) -> None:
@@ -203,7 +259,8 @@ def test_ai_extract_with_the_built_browser(
     assert_cold_start_fits(invocation, functions["AiExtractFunction"])
 
 
-@pytest.mark.parametrize("name", ["ScreenshotFunction", "LinksFunction", "AiExtractFunction"])
+@pytest.mark.parametrize("name", ["ScreenshotFunction", "LinksFunction", "AiExtractFunction", "MarkdownFunction",
+                                  "ContentFunction", "PdfFunction"])
 def test_browser_functions_get_the_browser_layer(functions: dict[str, BuiltFunction], name: str) -> None:
     assert functions[name].layers == ("SharedLayer", "BrowserLayer")
 

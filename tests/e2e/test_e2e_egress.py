@@ -152,6 +152,16 @@ def test_every_capture_endpoint_refuses_at_the_edge(api: LocalApi, site: Site, u
     assert_envelope_error(post(api, "/v1/web/links", {"url": target}), 400, "URL_NOT_ALLOWED")
     assert_envelope_error(post(api, "/v1/web/ai-extract", {"url": target, "prompt": "Summarise"}), 400,
                           "URL_NOT_ALLOWED")
+    for path in ("/v1/web/markdown", "/v1/web/content", "/v1/web/pdf"):
+        assert_envelope_error(post(api, path, {"url": target}), 400, "URL_NOT_ALLOWED")
+    assert remaining(api) == before
+
+
+@pytest.mark.parametrize("path", ["/v1/web/markdown", "/v1/web/content", "/v1/web/pdf"])
+def test_the_new_outputs_follow_no_redirect_inside(api: LocalApi, site: Site, untouched: None, path: str) -> None:
+    before = remaining(api)
+    url = site.url(f"/redirect/302?to={site.canary_url}/secret")
+    assert_envelope_error(post(api, path, {"url": url}), 400, "URL_NOT_ALLOWED")
     assert remaining(api) == before
 
 

@@ -72,3 +72,18 @@ def test_failed_record_write_removes_the_object(aws_resources: None, settings_en
     with pytest.raises(ClientError):
         store()
     assert objects() == []
+
+
+def test_pdfs_are_stored_in_their_folder_and_deleted_like_images(aws_resources: None) -> None:
+    document = b"%PDF-1.4\n%%EOF"
+    stored = stored_files.store_file(user_id="user-1", page_url="https://example.com/", body=document,
+                                     folder=stored_files.PDFS, extension="pdf", content_type="application/pdf",
+                                     metadata={"pages": 1})
+    assert stored.storage_key == f"pdfs/user-1/{stored.file_id}.pdf"
+    assert stored.record["filename"] == f"{stored.file_id}.pdf"
+    body = boto3.client("s3").get_object(Bucket=get_settings().files_bucket, Key=stored.storage_key)
+    assert body["Body"].read() == document and body["ContentType"] == "application/pdf"
+    # The key comes from the record, so a PDF is removed from its own folder.
+    data = stored_files.delete_file(user_id="user-1", file_id=stored.file_id, delete_from_storage=True).as_data()
+    assert data["deletedFromStorage"] and data["deletedFile"]["storage_key"] == stored.storage_key
+    assert objects() == []

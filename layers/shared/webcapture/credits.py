@@ -11,6 +11,9 @@ class Operation(StrEnum):
     AI_EXTRACT = "ai-extract"
     FILES_DELETE = "files/delete"
     API_KEYS_LIST = "api-keys/list"
+    MARKDOWN = "markdown"
+    CONTENT = "content"
+    PDF = "pdf"
 
 
 CREDITS: dict[Operation, int] = {
@@ -19,6 +22,9 @@ CREDITS: dict[Operation, int] = {
     Operation.AI_EXTRACT: 5,
     Operation.FILES_DELETE: 0,
     Operation.API_KEYS_LIST: 0,
+    Operation.MARKDOWN: 1,
+    Operation.CONTENT: 1,
+    Operation.PDF: 1,
 }
 
 

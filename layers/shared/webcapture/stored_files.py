@@ -1,4 +1,4 @@
-"""Stored screenshots (CONTRACT 10, 12): the S3 object and its record in the Files table.
+"""Stored files, screenshots and PDFs (CONTRACT 10, 12, 15): the S3 object and its record in the Files table.
 
 The object is written before the record, and removed again if the record can't be written, so a
 failure never leaves a record pointing at nothing.
@@ -36,6 +36,10 @@ class StoredFile:
     record: dict[str, str]
 
 
+# Top-level folders of the bucket, one per kind of file; the lifecycle rule and the IAM grants follow them.
+SCREENSHOTS = "screenshots"
+PDFS = "pdfs"
+
 # A user id is the caller's own string (a JWT `sub` can hold "/", "?", "#", ".."): in a key it is one path
 # segment of S3's safe characters only, each other byte written as "!" and two hex digits (S3 lists "!" as
 # safe; "%" among the characters to avoid). Ids of letters, digits, "-", "_" and "." are kept as they are.
@@ -52,8 +56,12 @@ def key_segment(user_id: str) -> str:
     return segment.replace(".", "!2E") if segment.strip(".") == "" else segment
 
 
+def file_key(folder: str, user_id: str, file_id: str, extension: str) -> str:
+    return f"{folder}/{key_segment(user_id)}/{file_id}.{extension}"
+
+
 def storage_key_for(user_id: str, file_id: str, image_format: ImageFormat) -> str:
-    return f"screenshots/{key_segment(user_id)}/{file_id}.{FILE_EXTENSIONS[image_format]}"
+    return file_key(SCREENSHOTS, user_id, file_id, FILE_EXTENSIONS[image_format])
 
 
 def public_url_for(storage_key: str) -> str:
@@ -63,9 +71,19 @@ def public_url_for(storage_key: str) -> str:
 def store_image(
     *, user_id: str, page_url: str, image: bytes, image_format: ImageFormat, metadata: dict[str, Any]
 ) -> StoredFile:
+    return store_file(user_id=user_id, page_url=page_url, body=image, folder=SCREENSHOTS,
+                      extension=FILE_EXTENSIONS[image_format], content_type=CONTENT_TYPES[image_format],
+                      metadata=metadata)
+
+
+def store_file(
+    *, user_id: str, page_url: str, body: bytes, folder: str, extension: str, content_type: str,
+    metadata: dict[str, Any],
+) -> StoredFile:
+    """Store `body` at `<folder>/<userId>/<fileId>.<extension>` with its record, owned by `user_id`."""
     settings = get_settings()
     file_id = str(uuid.uuid4())
-    key = storage_key_for(user_id, file_id, image_format)
+    key = file_key(folder, user_id, file_id, extension)
     now = datetime.now(UTC)
     expires = now + timedelta(days=settings.file_retention_days)
     public_url = public_url_for(key)
@@ -83,8 +101,8 @@ def store_image(
     s3.put_object(
         Bucket=settings.files_bucket,
         Key=key,
-        Body=image,
-        ContentType=CONTENT_TYPES[image_format],
+        Body=body,
+        ContentType=content_type,
         CacheControl=CACHE_CONTROL,
     )
     try:

@@ -6,6 +6,7 @@ Models are strict (no coercion of "5" into 5, as Zod does not coerce) and ignore
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -148,3 +149,103 @@ class AiExtractRequest(PageControl):
 class FileDeleteRequest(_Strict):
     fileId: Annotated[str, Field(min_length=1)]
     deleteFromStorage: bool = False
+
+
+# ---------------------------------------------------------------- more outputs (CONTRACT 15)
+class MarkdownRequest(PageControl):
+    url: TargetUrl
+    waitTime: WaitTime = 0
+    onlyMainContent: bool = True
+
+
+class ContentRequest(PageControl):
+    url: TargetUrl
+    waitTime: WaitTime = 0
+
+
+PaperFormat = Literal["A3", "A4", "A5", "Legal", "Letter", "Tabloid"]
+# Paper sizes in inches (width, height, portrait), as Chromium prints them.
+PAPER_INCHES: dict[str, tuple[float, float]] = {
+    "A3": (11.69, 16.54), "A4": (8.27, 11.69), "A5": (5.83, 8.27),
+    "Legal": (8.5, 14), "Letter": (8.5, 11), "Tabloid": (11, 17),
+}  # fmt: skip
+# The units Chromium's printing understands (Playwright and Puppeteer pass these through): a bare number
+# is pixels. Other CSS units (em, %, pt) would be refused by the browser only after the page loaded.
+_INCHES_PER_UNIT = {"px": 1 / 96, "in": 1.0, "cm": 1 / 2.54, "mm": 1 / 25.4}
+_CSS_LENGTH = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(px|in|cm|mm)?")
+
+
+def _check_css_length(value: str) -> str:
+    if not _CSS_LENGTH.fullmatch(value.strip().lower()):
+        raise PydanticCustomError("custom", "Expected a length such as 10px, 1.5cm, 0.5in or 20mm")
+    return value.strip().lower()
+
+
+CssLength = Annotated[str, Field(max_length=32), AfterValidator(_check_css_length)]
+
+
+def length_in_inches(value: str | None) -> float:
+    if not value:
+        return 0.0
+    match = _CSS_LENGTH.fullmatch(value)
+    assert match is not None  # validated by CssLength
+    return float(match.group(1)) * _INCHES_PER_UNIT[match.group(2) or "px"]
+
+
+class PdfMargin(_Strict):
+    top: CssLength | None = None
+    right: CssLength | None = None
+    bottom: CssLength | None = None
+    left: CssLength | None = None
+
+
+# Chromium's page ranges: "1-5, 8, 11-13", open ends allowed ("-3", "4-"), pages counted from 1.
+_PAGE_RANGE = re.compile(r"\s*(?:(\d+)\s*-\s*(\d*)|-\s*(\d+)|(\d+))\s*")
+
+
+def _check_page_ranges(value: str) -> str:
+    for part in value.split(","):
+        match = _PAGE_RANGE.fullmatch(part)
+        if not match:
+            raise PydanticCustomError("custom", "Expected page ranges such as 1-5, 8, 11-13")
+        numbers = [int(n) for n in match.groups() if n]
+        if 0 in numbers:
+            raise PydanticCustomError("custom", "Pages are counted from 1")
+        if match.group(1) and match.group(2) and int(match.group(1)) > int(match.group(2)):
+            raise PydanticCustomError("custom", f"Page range {part.strip()} ends before it starts")
+    return value
+
+
+PageRanges = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_check_page_ranges)]
+
+
+class PdfOptions(_Strict):
+    format: PaperFormat = "A4"
+    landscape: bool = False
+    printBackground: bool = True
+    scale: Annotated[float, Field(ge=0.1, le=2)] = 1
+    margin: PdfMargin = Field(default_factory=PdfMargin)
+    pageRanges: PageRanges | None = None
+    preferCSSPageSize: bool = False
+
+    @model_validator(mode="after")
+    def _margins_leave_room(self) -> PdfOptions:
+        # Chromium refuses margins that leave no printable area, but only after the page was loaded.
+        width, height = PAPER_INCHES[self.format]
+        if self.landscape:
+            width, height = height, width
+        m = self.margin
+        if length_in_inches(m.left) + length_in_inches(m.right) >= width:
+            raise PydanticCustomError("custom", "The left and right margins leave no room on the page",
+                                      {"field": "margin"})
+        if length_in_inches(m.top) + length_in_inches(m.bottom) >= height:
+            raise PydanticCustomError("custom", "The top and bottom margins leave no room on the page",
+                                      {"field": "margin"})
+        return self
+
+
+class PdfRequest(PageControl):
+    url: TargetUrl
+    waitTime: WaitTime = 0
+    base64: bool = False
+    pdfOptions: PdfOptions = Field(default_factory=PdfOptions)

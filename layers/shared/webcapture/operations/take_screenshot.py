@@ -30,8 +30,11 @@ class ScreenshotAnswer:
     warnings: tuple[str, ...] = ()  # the binary form's X-Webcapture-Warning (JSON forms: data.warning)
 
 
-def prefers_json(accept: str | None) -> bool:
-    """Whether the Accept header ranks application/json above every image type (ties go to the image)."""
+def prefers_json(accept: str | None, binary_type: str = "image/") -> bool:
+    """Whether the Accept header ranks application/json above the binary type (ties go to the binary).
+
+    `binary_type` is a media type, or a prefix ending in "/" for a whole family ("image/").
+    """
     json_q, image_q = 0.0, 0.0
     for part in (accept or "").split(","):
         media, *params = (p.strip() for p in part.split(";"))
@@ -46,7 +49,9 @@ def prefers_json(accept: str | None) -> bool:
         media = media.lower()
         if media == "application/json":
             json_q = max(json_q, quality)
-        elif media.startswith("image/") or media == "*/*":
+        elif media == "*/*" or media == f"{binary_type.split('/')[0]}/*" or (
+            media.startswith(binary_type) if binary_type.endswith("/") else media == binary_type
+        ):
             image_q = max(image_q, quality)
     return json_q > 0 and json_q > image_q
 

@@ -1,0 +1,21 @@
+"""POST /v1/web/content: the rendered DOM of a page as HTML, after its scripts ran."""
+
+from aws_lambda_powertools.event_handler import Response
+
+from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
+from webcapture.credits import Operation
+from webcapture.models.requests import ContentRequest
+from webcapture.observability import tracer
+from webcapture.operations.rendered_content import page_content
+
+app = create_resolver()
+
+
+@app.post("/v1/web/content")
+@tracer.capture_method
+def content() -> Response[str]:
+    request = request_body(app, ContentRequest)
+    return success(app, page_content(current_caller(app), request), Operation.CONTENT)
+
+
+lambda_handler = entry_point(app)

@@ -1,0 +1,21 @@
+"""POST /v1/web/markdown: a rendered page as Markdown, main content only by default."""
+
+from aws_lambda_powertools.event_handler import Response
+
+from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
+from webcapture.credits import Operation
+from webcapture.models.requests import MarkdownRequest
+from webcapture.observability import tracer
+from webcapture.operations.page_markdown import page_markdown
+
+app = create_resolver()
+
+
+@app.post("/v1/web/markdown")
+@tracer.capture_method
+def markdown() -> Response[str]:
+    request = request_body(app, MarkdownRequest)
+    return success(app, page_markdown(current_caller(app), request), Operation.MARKDOWN)
+
+
+lambda_handler = entry_point(app)

@@ -1,0 +1,28 @@
+"""The content core (CONTRACT 15): the main frame's DOM after scripts ran, serialised as HTML, unpruned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.models.requests import ContentRequest
+
+
+@dataclass(frozen=True)
+class RenderedHtml:
+    html: str
+    final_url: str
+    status_code: int | None
+    requested_url: str
+    title: str
+    warnings: tuple[str, ...] = ()  # page control's (CONTRACT 14), for data.warning
+
+
+def rendered_html(request: ContentRequest) -> RenderedHtml:
+    def serialise(loaded: LoadedPage) -> RenderedHtml:
+        page = loaded.page
+        return RenderedHtml(html=page.content(), final_url=page.url, status_code=loaded.status_code,
+                            requested_url=request.url, title=page.title(),
+                            warnings=tuple(loaded.warnings))
+
+    return with_loaded_page(request.url, request.waitTime, serialise, control=request)
