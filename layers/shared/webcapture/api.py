@@ -141,3 +141,14 @@ def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
     """303 to where the result was stored, with the JSON envelope for clients that read the body."""
     body = success_body(data, request_id(app), cost_of(operation))
     return Response(303, content_types.APPLICATION_JSON, _json(body), headers={"Location": location})
+
+
+def json_document(document: dict[str, Any]) -> Response[str]:
+    """A public JSON document (no envelope): readable by tools on other origins, cached briefly."""
+    return Response(200, content_types.APPLICATION_JSON, _json(document),
+                    headers={"Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*"})
+
+
+def static(body: str, content_type: str) -> Response[str]:
+    """A public page or asset of the docs; they change only with a deploy."""
+    return Response(200, content_type, body, headers={"Cache-Control": "public, max-age=3600"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 
@@ -28,7 +28,11 @@ def _check_target_url(value: str) -> str:
     return value
 
 
-TargetUrl = Annotated[str, AfterValidator(_check_target_url)]
+TargetUrl = Annotated[
+    str,
+    AfterValidator(_check_target_url),
+    WithJsonSchema({"type": "string", "format": "uri", "description": "The page: an http or https URL"}),
+]
 WaitTime = Annotated[int, Field(ge=0, le=5000)]
 
 
