@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium page-filters dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: install chromium page-filters docs-assets dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
 .PHONY: load soak
 
 $(STAMP): pyproject.toml
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP) chromium page-filters
+install: $(STAMP) chromium page-filters docs-assets
 
 chromium:
 	bash scripts/fetch_chromium.sh
@@ -31,6 +31,10 @@ chromium:
 # blockAds' compiled filter engine and blockCookieBanners' consent rules (pinned, hashed; build time only).
 page-filters: $(STAMP)
 	PYTHON=$(BIN)/python bash scripts/fetch_page_filters.sh
+
+# Swagger UI for GET /v1/docs, into functions/docs/assets (pinned npm package, checked by hash).
+docs-assets:
+	bash scripts/fetch_docs_assets.sh
 
 dev: install
 	$(BIN)/python -m localapi
@@ -69,7 +73,7 @@ bench-main-content: install
 
 # `make build FUNCTION=ScreenshotFunction` builds one function and its layers. Then the modules each built
 # handler imports get their bytecode (Lambda cannot write it: every cold start would compile them).
-build: $(STAMP)
+build: $(STAMP) docs-assets
 	@PATH="$(SAM_PATH)" python3.12 -c "" 2>/dev/null || { echo "sam build needs python3.12 on PATH" >&2; exit 1; }
 	PATH="$(SAM_PATH)" $(BIN)/sam build $(FUNCTION)
 	PATH="$(SAM_PATH)" $(BIN)/python scripts/precompile_imports.py

@@ -121,6 +121,7 @@ class Route:
     method: str  # upper case, or ANY
     path: str
     function: str  # logical id
+    authorized: bool = True  # False where the event says `Auth: {Authorizer: NONE}` (public docs)
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,9 @@ def read_api(template: dict[str, Any], resolver: Resolver) -> ApiSpec:
         )
         for event in props.get("Events", {}).values():
             if event.get("Type") == "Api" and event["Properties"].get("RestApiId", {}).get("Ref") == api_id:
-                routes.append(Route(event["Properties"]["Method"].upper(), event["Properties"]["Path"], name))
+                event_props = event["Properties"]
+                public = event_props.get("Auth", {}).get("Authorizer") == "NONE"
+                routes.append(Route(event_props["Method"].upper(), event_props["Path"], name, not public))
 
     authorizer = None
     auth = api_props.get("Auth", {})

@@ -119,7 +119,8 @@ class LocalGateway:
         if len(body) > API_GATEWAY_MAX_BODY:
             raise GatewayRefusal("REQUEST_TOO_LARGE")
         route = self._match(request.method, request.path)
-        authorizer_context = self._authorize(request, route) if self.api.authorizer else None
+        authorizer_context = (self._authorize(request, route)
+                              if self.api.authorizer and route.authorized else None)
         event = self._event(request, route, body, request_id, authorizer_context)
         try:
             result = self.containers[route.function].invoke(event, self.timeout_s)

@@ -87,7 +87,8 @@ def test_every_function_has_an_event(functions: dict[str, BuiltFunction]) -> Non
     sources = {"AuthorizerFunction": "authorizer", "ScreenshotFunction": "screenshot", "LinksFunction": "links",
                "AiExtractFunction": "ai_extract", "FilesDeleteFunction": "files_delete",
                "ApiKeysListFunction": "api_keys_list", "MethodNotAllowedFunction": "fallback",
-               "MarkdownFunction": "markdown", "ContentFunction": "content", "PdfFunction": "pdf"}
+               "MarkdownFunction": "markdown", "ContentFunction": "content", "PdfFunction": "pdf",
+               "DocsFunction": "docs"}
     assert set(functions) == set(sources), "a function was added or renamed: give it an events/ file here"
     assert set(sources.values()) <= events
 
@@ -131,6 +132,20 @@ def test_files_delete(python312: Path, functions: dict[str, BuiltFunction], opt_
     s3: Any = aws_stack.client("s3")
     listed = s3.list_objects_v2(Bucket=PHYSICAL_NAMES["FilesBucket"], Prefix=stored.storage_key)
     assert listed.get("KeyCount", 0) == 0
+
+
+def test_docs_function_serves_the_document_and_bundled_swagger_ui(
+    python312: Path, functions: dict[str, BuiltFunction], opt_for: dict[str, Path], tmp_path: Path
+) -> None:
+    from openapi_spec_validator import validate
+
+    invocation = run(python312, functions, opt_for, "DocsFunction", load_event("docs"), tmp_path, {})
+    assert invocation.response["statusCode"] == 200, invocation.output
+    validate(json.loads(invocation.response["body"]))
+    page = {**load_event("docs"), "resource": "/v1/docs/assets/{name}", "path": "/v1/docs/assets/swagger-ui.css"}
+    styles = run(python312, functions, opt_for, "DocsFunction", page, tmp_path, {})
+    assert styles.response["statusCode"] == 200, styles.output  # the asset is in the build, not fetched
+    assert styles.response["headers"]["Content-Type"].startswith("text/css")
 
 
 def test_method_not_allowed(python312: Path, functions: dict[str, BuiltFunction], opt_for: dict[str, Path],

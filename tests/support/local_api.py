@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ class LocalApi:
     environment: dict[str, str]
     aws_endpoint: str
     process: subprocess.Popen[str]
+    # Everything the stack printed after its first line (the functions' logs), for tests that read them.
+    output: list[str] = field(default_factory=list)
 
     def call(self, method: str, path: str, *, key: str | None = None, auth: str | None = None,
              **kwargs: Any) -> requests.Response:
@@ -62,8 +64,10 @@ def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int =
         process.kill()
         raise RuntimeError("local API did not start")
     info = json.loads(line)
+    api = LocalApi(url=info["url"], api_key=info["apiKey"], user_id=info["userId"], key_id=info["keyId"],
+                   environment=info["environment"], aws_endpoint=info["aws"], process=process)
     # The functions log to the same stdout; a pipe nobody reads fills at 64 KiB and then blocks whichever
     # thread logs next (the egress proxy's, say), and with it every capture.
-    threading.Thread(target=process.stdout.read, name="drain-local-api", daemon=True).start()
-    return LocalApi(url=info["url"], api_key=info["apiKey"], user_id=info["userId"], key_id=info["keyId"],
-                    environment=info["environment"], aws_endpoint=info["aws"], process=process)
+    stdout = process.stdout
+    threading.Thread(target=lambda: api.output.extend(stdout), name="drain-local-api", daemon=True).start()
+    return api

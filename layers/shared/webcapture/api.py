@@ -200,3 +200,14 @@ def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
     body = success_body(data, request_id(app), cost_of(operation))
     headers = {"Location": location, **warning_headers([data["warning"]] if data.get("warning") else [])}
     return Response(303, content_types.APPLICATION_JSON, _json(body), headers=headers)
+
+
+def json_document(document: dict[str, Any]) -> Response[str]:
+    """A public JSON document (no envelope): readable by tools on other origins, cached briefly."""
+    return Response(200, content_types.APPLICATION_JSON, _json(document),
+                    headers={"Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*"})
+
+
+def static(body: str, content_type: str) -> Response[str]:
+    """A public page or asset of the docs; they change only with a deploy."""
+    return Response(200, content_type, body, headers={"Cache-Control": "public, max-age=3600"})

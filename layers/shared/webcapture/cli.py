@@ -1,4 +1,4 @@
-"""Operator CLI: `webcapture keys create|list|update|disable|delete`.
+"""`webcapture keys create|list|update|disable|delete` for operators; client commands (`webcapture shot`).
 
 Works against real AWS (credentials and region from the usual AWS environment) or a local emulator
 (`--endpoint-url http://127.0.0.1:4566`). The full key is printed once, at creation, and never stored.
@@ -15,6 +15,7 @@ from typing import Any
 
 from webcapture import aws
 from webcapture.auth import api_keys
+from webcapture.client import commands as client_commands
 from webcapture.envelopes import utc_timestamp
 from webcapture.settings import get_settings
 
@@ -100,7 +101,8 @@ def _where(parser: argparse.ArgumentParser, default: object) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="webcapture", description="webcapture operator tools")
+    parser = argparse.ArgumentParser(prog="webcapture",
+                                     description="webcapture: the API from a shell, and operator tools")
     _where(parser, None)
     # Accepted after the command too (`webcapture keys list --table T`); SUPPRESS keeps an earlier value.
     where = argparse.ArgumentParser(add_help=False)
@@ -132,11 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
         sub = keys.add_parser(name, parents=[where], help=f"{name} a key by its id")
         sub.add_argument("key_id")
         sub.set_defaults(run=run)
+    client_commands.add_commands(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.group != "keys":
+        return client_commands.run(args)
     _configure(args)
     result: int = args.run(args)
     return result

@@ -10,7 +10,7 @@ import re
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from webcapture.models.page_control import PageControl, Selector
@@ -34,7 +34,11 @@ def _check_target_url(value: str) -> str:
     return value
 
 
-TargetUrl = Annotated[str, AfterValidator(_check_target_url)]
+TargetUrl = Annotated[
+    str,
+    AfterValidator(_check_target_url),
+    WithJsonSchema({"type": "string", "format": "uri", "description": "The page: an http or https URL"}),
+]
 WaitTime = Annotated[int, Field(ge=0, le=5000)]
 
 

@@ -1,0 +1,73 @@
+"""schemathesis drives the local API from the OpenAPI document: no 5xx of ours, every answer as documented.
+
+Bounded: a fixed number of examples per operation, one worker. Targets are the document's own examples
+pointed at the loopback fixture server (so the 200 forms are exercised) and whatever URLs schemathesis makes
+up: no network here, so public names fail fast to the documented 502 NAVIGATION_FAILED, which is the page's
+failure, not ours; 500 and 503 stay failures. Any unhandled error the functions log fails the test too, so a
+crash hidden behind the gateway's 502 cannot pass.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from tests.support.fake_openai import FakeOpenAI, json_completion
+from tests.support.fixture_server import EGRESS_ALLOW, get_server
+from tests.support.local_api import LocalApi, start_local_api
+
+CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,"
+          "response_schema_conformance,negative_data_rejection")
+EXAMPLES_PER_OPERATION = 12
+CONFIG = """
+[checks.not_a_server_error]
+# 502 NAVIGATION_FAILED / 504 NAVIGATION_TIMEOUT: the target page failed, as documented.
+expected-statuses = ["2XX", "3XX", "4XX", "502", "504"]
+"""
+
+
+@pytest.fixture(scope="module")
+def fuzzed_api() -> Iterator[LocalApi]:
+    with FakeOpenAI() as provider:
+        provider.script(*[json_completion({"title": "Plain", "intro": "A plain page."}) for _ in range(500)])
+        api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": EGRESS_ALLOW, "WEBCAPTURE_REQUEST_BUDGET_MS": "8000",
+                               "OPENAI_BASE_URL": provider.base_url, "OPENAI_API_KEY": "sk-fuzz",
+                               "WEBCAPTURE_AI_TIMEOUT_S": "3"}, demo_credits=1_000_000)
+        yield api
+        api.stop()
+
+
+def _with_loopback_examples(document: dict[str, Any], page_url: str) -> dict[str, Any]:
+    for methods in document["paths"].values():
+        for operation in methods.values():
+            example = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("example")
+            if isinstance(example, dict) and "url" in example:
+                example["url"] = page_url
+    return document
+
+
+def test_schemathesis_finds_nothing(fuzzed_api: LocalApi, tmp_path: Path) -> None:
+    document = requests.get(fuzzed_api.url + "/v1/openapi.json", timeout=30).json()
+    schema = tmp_path / "openapi.json"
+    schema.write_text(json.dumps(_with_loopback_examples(document, get_server().url("/plain.html"))))
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(CONFIG)
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("st")), "--config-file", str(config), "run", str(schema),
+         "--url", fuzzed_api.url, "-H", f"Authorization: Bearer {fuzzed_api.api_key}",
+         "--checks", CHECKS, "--max-examples", str(EXAMPLES_PER_OPERATION), "--workers", "1",
+         "--request-timeout", "40", "--seed", "20261122", "--no-color"],
+        capture_output=True, text=True, timeout=900, check=False,
+    )
+    report = run.stdout[-6000:] + run.stderr[-2000:]
+    assert run.returncode == 0, report
+    assert "generated" in run.stdout  # it ran test cases, not nothing
+    crashes = [line for line in fuzzed_api.output if "unhandled error" in line or "Traceback" in line]
+    assert not crashes, "".join(crashes[:5])
