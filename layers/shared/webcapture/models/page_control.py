@@ -156,8 +156,13 @@ class PageControl(StrictModel):
     emulateMediaType: Literal["screen", "print"] | None = None
     colorScheme: Literal["light", "dark", "no-preference"] | None = None
     reducedMotion: Literal["reduce", "no-preference"] | None = None
-    timezoneId: Annotated[str, Field(max_length=100), AfterValidator(_check_timezone)] | None = None
-    locale: Annotated[str, AfterValidator(_check_locale)] | None = None
-    device: Annotated[str, AfterValidator(_check_device)] | None = None
+    timezoneId: Annotated[str, Field(max_length=100, description="An IANA time zone (Europe/Berlin)"),
+                          AfterValidator(_check_timezone)] | None = None
+    locale: Annotated[str, Field(description="A BCP 47 language tag (de-DE)"),
+                      AfterValidator(_check_locale)] | None = None
+    # The names are the installed Playwright's (BrowserLayer), so the document cannot list them as an enum.
+    device: Annotated[str, Field(description="A device name from Playwright's list ('iPhone 15 Pro'); an "
+                                             "unknown one is a 422 invalid_enum_value listing the names"),
+                      AfterValidator(_check_device)] | None = None
     addStyleTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
     addScriptTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
