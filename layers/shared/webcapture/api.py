@@ -27,6 +27,7 @@ from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
 from webcapture.observability import logger, metrics, tracer
+from webcapture.operations.text_answers import well_formed
 from webcapture.settings import get_settings
 from webcapture.validation import parse_json_body, validate_request
 
@@ -35,7 +36,9 @@ REQUEST_ID_HEADER = "X-Request-Id"
 
 
 def _json(body: dict[str, Any]) -> str:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    # well_formed: a page's text (link texts, a title, extracted strings) may hold a lone surrogate, which
+    # no UTF-8 answer can carry; it becomes U+FFFD instead of failing the whole answer with a 500.
+    return well_formed(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
 
 
 def request_id_of(event: dict[str, Any]) -> str:
