@@ -169,3 +169,10 @@ def test_lone_surrogate_in_the_title_of_a_pdf(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/pdf", headers={"Accept": "application/json"},
                               json={"url": fixtures().url("/surrogate.html")})
     assert assert_success(response, 1)["data"]["metadata"]["title"] == "Half \ufffd a character"
+
+
+def test_a_lone_surrogate_in_a_link_text_still_answers(local_api: LocalApi) -> None:
+    # Every JSON answer is written through one function, which replaces what UTF-8 cannot carry.
+    data = assert_success(local_api.call("POST", "/v1/web/links",
+                                         json={"url": fixtures().url("/surrogate.html")}), 1)["data"]
+    assert {"url": fixtures().url("/plain.html"), "text": "link \ufffd text"} in data["links"]
