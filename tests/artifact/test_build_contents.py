@@ -209,3 +209,16 @@ def test_the_compiled_filter_engine_loads_in_lambdas_python(build_dir: Path, pyt
                                capture_output=True, text=True, check=False, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "True"
+
+
+def test_botocore_keeps_exactly_the_service_models_the_code_calls(build_dir: Path) -> None:
+    """make build drops the other 430 service models (scripts/trim_botocore.py): what remains is the kept
+    list, and every service a function's code calls (the IAM analysis) is in it."""
+    from scripts.trim_botocore import KEPT_SERVICES
+    from tests.artifact.test_iam_policies import FUNCTIONS, needed
+
+    data = build_dir / "SharedLayer" / "python" / "botocore" / "data"
+    assert {entry.name for entry in data.iterdir() if entry.is_dir()} == KEPT_SERVICES
+    assert (data / "endpoints.json").is_file() and (data / "_retry.json").is_file()
+    called = {action.split(":")[0] for function in FUNCTIONS for action, _ in needed(function)}
+    assert called and called <= KEPT_SERVICES, called - KEPT_SERVICES
