@@ -51,6 +51,9 @@ def test_deadline_is_the_earliest_of_budget_function_and_gateway(settings_env: p
     assert not waited.gateway_gave_up()
     late = derive("r", lambda_remaining_ms=28_000, request_time_epoch_ms=time.time() * 1000 - 30_000)
     assert late.gateway_gave_up() and late.remaining_ms() < 0
+    # A recorded event replayed a day later (sam local invoke -e events/...): nobody's gateway is waiting.
+    replayed = derive("r", lambda_remaining_ms=28_000, request_time_epoch_ms=time.time() * 1000 - 86_400_000)
+    assert not replayed.gateway_gave_up() and 24_500 < replayed.remaining_ms() <= 25_000
 
 
 # -- the handler: a request the gateway gave up on is not run, and not charged ----------------------------

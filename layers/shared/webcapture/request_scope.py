@@ -23,6 +23,9 @@ from webcapture.settings import get_settings
 
 # Time kept after the deadline for storing the result, releasing the slot and sending the answer.
 ANSWER_MARGIN_MS = 3_000
+# An event received longer ago than Lambda's own 15-minute maximum is no live gateway request but a recorded
+# one replayed (`sam local invoke -e events/...`): no gateway is waiting on it.
+REPLAYED_AFTER_MS = 15 * 60 * 1000
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ def derive(request_id: str, *, lambda_remaining_ms: float | None,
     if lambda_remaining_ms is not None:
         limits_ms.append(lambda_remaining_ms - ANSWER_MARGIN_MS)
     gateway_deadline = None
-    if request_time_epoch_ms is not None:
+    if request_time_epoch_ms is not None and wall_ms - request_time_epoch_ms < REPLAYED_AFTER_MS:
         # Clocks on both sides are NTP-synced; a received time in the future is read as "now".
         waited_ms = max(wall_ms - request_time_epoch_ms, 0.0)
         gateway_left_ms = settings.gateway_timeout_ms - waited_ms
