@@ -76,7 +76,7 @@ class PagePreparation:
             # networkidle* need no load of their own: with bestAttempt they wait for the network only, as
             # Puppeteer's do (networkidle0 cannot be reached while the load is pending anyway).
             self._wait_for_load(page, deadline, warnings)
-        _inject(page, control)
+        _inject(page, control, deadline)
         if self._idle is not None:
             self._wait_for_idle(deadline, warnings)
         if control.waitForSelector is not None:
@@ -111,19 +111,35 @@ def _best_attempt_ms(deadline: Deadline) -> float:
     return max(deadline.remaining_ms - capture_reserve_ms(deadline), MIN_STEP_MS)
 
 
-def _inject(page: Page, control: PageControl) -> None:
+# One tag into the document, as Playwright's addStyleTag/addScriptTag do, but waiting for a URL's load
+# within a time limit (theirs takes none, so a URL that never answers would hold the request until the
+# watchdog killed the browser). Resolves to "" or to why it failed.
+_INJECT_JS = """
+([kind, content, url, limitMs]) => new Promise((done) => {
+  const style = kind === "addStyleTag";
+  let element;
+  if (url !== null) {
+    element = document.createElement(style ? "link" : "script");
+    if (style) { element.rel = "stylesheet"; element.href = url; } else { element.src = url; }
+    element.onload = () => done("");
+    element.onerror = () => done("could not be loaded");
+    setTimeout(() => done("did not load in time"), limitMs);
+  } else {
+    element = document.createElement(style ? "style" : "script");
+    element.textContent = content;
+  }
+  (document.head || document.documentElement).appendChild(element);
+  if (url === null) done("");
+})
+"""
+
+
+def _inject(page: Page, control: PageControl, deadline: Deadline) -> None:
     for kind, tags in (("addStyleTag", control.addStyleTag), ("addScriptTag", control.addScriptTag)):
         for index, tag in enumerate(tags):
-            try:
-                if kind == "addStyleTag":
-                    page.add_style_tag(content=tag.content, url=tag.url)
-                else:
-                    page.add_script_tag(content=tag.content, url=tag.url)
-            except PlaywrightTimeoutError:
-                raise
-            except PlaywrightError as exc:
-                what = tag.url if tag.url is not None else "its content"
-                raise NavigationFailed(f"{kind}[{index}] failed: {what} could not be loaded or run") from exc
+            limit = max(deadline.remaining_ms - capture_reserve_ms(deadline), MIN_STEP_MS)
+            if failure := page.evaluate(_INJECT_JS, [kind, tag.content, tag.url, limit]):
+                raise NavigationFailed(f"{kind}[{index}] failed: {tag.url} {failure}")
 
 
 def _wait_for_selector(page: Page, control: PageControl, deadline: Deadline, warnings: list[str]) -> None:
