@@ -178,7 +178,8 @@ def scroll_page_row(api: Any, fixtures: Any) -> dict[str, float]:
         response = api.call("POST", "/v1/web/screenshot", json={**body, **extra})
         assert response.status_code == 200, response.text[:200]
 
-    return interleaved({"without": lambda: shot({}), "scrollPage": lambda: shot({"scrollPage": True})})
+    timings = interleaved({"without": lambda: shot({}), "scrollPage": lambda: shot({"scrollPage": True})})
+    return {**timings, "load_average": os.getloadavg()[0]}
 
 
 def write_scroll_page_report(machine_name: str, timings: dict[str, float]) -> None:
@@ -189,7 +190,8 @@ def write_scroll_page_report(machine_name: str, timings: dict[str, float]) -> No
         "",
         f"`make bench` (or `python scripts/bench.py --only scroll-page`) on {machine_name}; medians of "
         f"{RUNS} runs after warm-up, the two variants in turns, through the local API, full-page png of "
-        "`tall.html` (3000 px tall, nothing lazy: the page is not walked).",
+        "`tall.html` (3000 px tall, nothing lazy: the page is not walked). Load average at the end: "
+        f"{timings['load_average']:.1f} (other work on the machine slows both variants alike).",
         "",
         "| measurement | median | compared with | extra | target |",
         "|---|---|---|---|---|",

@@ -11,8 +11,10 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     fixture_server_fixture,
 )
 from tests.support.page_control import pixels, pre_json, shoot, snapshot
+from webcapture.browser import browser_pid
 from webcapture.errors import NavigationFailed
 from webcapture.models.devices import device_descriptors
+from webcapture.settings import get_settings
 
 WHITE, BLACK = (255, 255, 255, 255), (0, 0, 0, 255)
 RED, GREEN, BLUE = (255, 0, 0, 255), (0, 255, 0, 255), (0, 0, 255, 255)
@@ -140,3 +142,16 @@ def test_injections_come_before_the_waits(fixture_server: FixtureHttpServer) -> 
 def test_a_script_that_cannot_load_fails_the_request(fixture_server: FixtureHttpServer) -> None:
     with pytest.raises(NavigationFailed, match=r"addScriptTag\[0\]"):
         snapshot(fixture_server.url("/plain.html"), addScriptTag=[{"url": fixture_server.url("/nothing.js")}])
+
+
+def test_an_injected_url_that_never_answers_fails_within_the_budget(
+    fixture_server: FixtureHttpServer, monkeypatch: pytest.MonkeyPatch, egress_allows_fixtures: None
+) -> None:
+    snapshot(fixture_server.url("/plain.html"))  # the browser is up before the short budget starts
+    pid = browser_pid()
+    monkeypatch.setenv("WEBCAPTURE_REQUEST_BUDGET_MS", "5000")
+    get_settings.cache_clear()
+    with pytest.raises(NavigationFailed, match="did not load in time"):
+        snapshot(fixture_server.url("/plain.html"), addScriptTag=[{"url": fixture_server.url("/hang-image")}])
+    assert browser_pid() == pid  # given up on in the page, not by the watchdog killing the browser
+

@@ -155,6 +155,14 @@ def test_header_names_must_be_tokens(name: str) -> None:
     assert (issue["code"], issue["path"]) == ("custom", ["headers", name])
 
 
+@pytest.mark.parametrize("field", ["headers", "userAgent"])
+@pytest.mark.parametrize("value", ["a\r\nX-Injected: 1", "a\nb", "nul\x00"])
+def test_header_values_cannot_split_the_header(field: str, value: str) -> None:
+    payload = body(headers={"X-A": value}) if field == "headers" else body(userAgent=value)
+    issue = only_issue(payload)
+    assert (issue["code"], issue["path"]) == ("custom", ["headers", "X-A"] if field == "headers" else [field])
+
+
 def test_every_issue_is_listed() -> None:
     issues = issues_for(LinksRequest, body(headers={"Host": "a", "Cookie": "b"}, timezoneId="Mars/Olympus",
                                            locale="not a tag", bestAttempt="yes"))

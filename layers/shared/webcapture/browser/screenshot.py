@@ -28,7 +28,8 @@ from typing import Any
 from playwright.sync_api import CDPSession, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
-from webcapture.browser.page_control import effective_setup, is_selector_error
+from webcapture.browser.page_context import effective_setup
+from webcapture.browser.page_control import is_selector_error
 from webcapture.browser.page_motion import PageMoving
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
 from webcapture.errors import ElementNotFound

@@ -55,6 +55,13 @@ def _time_zones() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones() - {"localtime", "posixrules", "Factory"}) | {"UTC"}
 
 
+def _check_field_value(value: str) -> str:
+    # RFC 7230 field-value: no control characters but tab (a CR or LF would split the header).
+    if any((ch < " " and ch != "\t") or ch == "\x7f" for ch in value):
+        raise PydanticCustomError("custom", "Header values cannot contain control characters")
+    return value
+
+
 def _check_timezone(name: str) -> str:
     if name not in _time_zones():
         raise PydanticCustomError("custom", "Unknown IANA time zone")
@@ -82,7 +89,8 @@ def _selector_as_options(value: Any) -> Any:
 
 
 HeaderName = Annotated[str, AfterValidator(_check_header_name)]
-HeaderValue = Annotated[str, Field(max_length=2000)]
+HeaderValue = Annotated[str, Field(max_length=2000), AfterValidator(_check_field_value)]
+UserAgent = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_check_field_value)]
 GlobPattern = Annotated[str, Field(min_length=1, max_length=500)]
 ResourceType = Literal[
     "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "eventsource", "manifest",
@@ -151,7 +159,7 @@ class PageControl(StrictModel):
     rejectRequestPattern: Annotated[list[GlobPattern], Field(max_length=50)] = Field(default_factory=list)
     headers: Annotated[dict[HeaderName, HeaderValue], Field(max_length=30)] = Field(default_factory=dict)
     cookies: Annotated[list[Cookie], Field(max_length=50)] = Field(default_factory=list)
-    userAgent: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+    userAgent: UserAgent | None = None
     authenticate: Credentials | None = None
     emulateMediaType: Literal["screen", "print"] | None = None
     colorScheme: Literal["light", "dark", "no-preference"] | None = None
