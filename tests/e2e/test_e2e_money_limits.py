@@ -30,7 +30,10 @@ SLOW_PAGE_MS = 2_000
 def limits_api() -> Iterator[LocalApi]:
     api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8",
                            "WEBCAPTURE_GATEWAY_TIMEOUT_MS": str(GATEWAY_TIMEOUT_MS),
-                           "WEBCAPTURE_REQUEST_BUDGET_MS": "20000"})
+                           "WEBCAPTURE_REQUEST_BUDGET_MS": "20000"},
+                          # One container per function: ten captures queue in it, as they would in a Lambda
+                          # whose concurrency is used up, and the later ones outlive the gateway.
+                          extra_args=["--max-containers", "1"])
     yield api
     api.stop()
 
@@ -102,7 +105,7 @@ def test_ten_concurrent_slow_screenshots_charge_only_the_200s(limits_aws: LocalA
 def test_in_flight_limit_refuses_the_extra_request_without_charging_it(
     limits_aws: LocalApi, site: SlowSite
 ) -> None:
-    # The local API runs each function in its own container, so two functions give two requests in flight.
+    # One container per function here, so two functions give two requests in flight.
     key, record = api_keys.create_key("busy", "k", remaining=10, max_concurrency=1)
     warm(limits_aws, key, "/v1/web/screenshot", site.url(0))
     warm(limits_aws, key, "/v1/web/links", site.url(0))
