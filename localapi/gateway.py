@@ -141,7 +141,9 @@ class LocalGateway:
         assert spec is not None
         event = {"type": "TOKEN", "authorizationToken": token, "methodArn": method_arn}
         try:
-            policy = self.containers[spec.function].invoke(event)
+            # Bounded like the integration: an authorizer invocation still queued when the client's 29 s
+            # are over is cancelled instead of piling up behind busy containers.
+            policy = self.containers[spec.function].invoke(event, API_GATEWAY_TIMEOUT_S)
         except InvocationTimeout:
             raise GatewayRefusal("AUTHORIZER_FAILURE") from None
         except Exception as exc:

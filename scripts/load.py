@@ -29,6 +29,10 @@ import requests
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+# This process creates the clients' keys in the stack's moto: fake credentials, a fixed region.
+for _name, _value in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),
+                      ("AWS_DEFAULT_REGION", "us-east-1")):
+    os.environ.setdefault(_name, _value)
 
 from tests.support.fake_openai import FakeOpenAI, completion  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
