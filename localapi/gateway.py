@@ -90,12 +90,13 @@ class LocalGateway:
         return response(environ, start_response)
 
     def _handle(self, request: Request, request_id: str) -> Response:
+        arrived_ms = int(time.time() * 1000)  # requestTimeEpoch: when the request arrived, as in AWS
         body = request.get_data(cache=False)
         if len(body) > API_GATEWAY_MAX_BODY:
             raise GatewayRefusal("REQUEST_TOO_LARGE")
         route = self._match(request.method, request.path)
         authorizer_context = self._authorize(request, route) if self.api.authorizer else None
-        event = self._event(request, route, body, request_id, authorizer_context)
+        event = self._event(request, route, body, request_id, authorizer_context, arrived_ms)
         try:
             result = self.containers[route.function].invoke(event, API_GATEWAY_TIMEOUT_S)
         except InvocationTimeout:
@@ -171,7 +172,7 @@ class LocalGateway:
 
     # -------------------------------------------------------------- proxy event and response
     def _event(self, request: Request, route: Route, body: bytes, request_id: str,
-               authorizer: dict[str, Any] | None) -> dict[str, Any]:
+               authorizer: dict[str, Any] | None, arrived_ms: int) -> dict[str, Any]:
         multi_headers: dict[str, list[str]] = {}
         for name, value in request.headers.items():
             multi_headers.setdefault(name, []).append(value)
@@ -182,7 +183,7 @@ class LocalGateway:
             "path": f"/{self.api.stage}{request.path}",
             "stage": self.api.stage, "requestId": request_id, "accountId": ACCOUNT, "apiId": API_ID,
             "protocol": request.environ.get("SERVER_PROTOCOL", "HTTP/1.1"),
-            "requestTimeEpoch": int(time.time() * 1000), "domainName": request.host,
+            "requestTimeEpoch": arrived_ms, "domainName": request.host,
             "identity": {"sourceIp": request.remote_addr, "userAgent": request.headers.get("User-Agent")},
         }
         if authorizer is not None:
