@@ -235,7 +235,7 @@ def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
         f"{change(base.driver_rss_kb, last.driver_rss_kb)}, open fds {base.open_fds} -> {last.open_fds} "
         "(target: memory flat within 10%).",
         f"- Failed invocations: {summary['failures'] or 'none'}; credits spent {summary['credits_spent']:,} "
-        f"for {count:,} screenshots.",
+        f"for {count - sum(summary['failures'].values()):,} successful screenshots.",
         f"- After shutdown: {summary['leaked_processes']} processes left "
         f"{summary['leaked'] or ''}, scratch folder {summary['scratch_after_kb']} KB.",
     ]
