@@ -56,7 +56,7 @@ test: install lint build sizes
 bench: install
 	$(BIN)/python scripts/bench.py
 
-# Loopback only, bounded: `make load` (50 clients, 500 mixed requests over the local API, LOAD_ARGS to
+# Loopback only, bounded: `make load` (50 clients, 300 mixed requests over the local API, LOAD_ARGS to
 # change) and `make soak` (10,000 screenshots through one warm handler, SOAK_ARGS="--count 2000" for less);
 # both write their section of docs/benchmarks.md.
 load: install

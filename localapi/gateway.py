@@ -113,6 +113,7 @@ class LocalGateway:
         return response(environ, start_response)
 
     def _handle(self, request: Request, request_id: str) -> Response:
+        arrived_ms = int(time.time() * 1000)  # requestTimeEpoch: when the request arrived, as in AWS
         if self._throttle is not None and not self._throttle.take():
             raise GatewayRefusal("THROTTLED")
         body = request.get_data(cache=False)
@@ -121,7 +122,7 @@ class LocalGateway:
         route = self._match(request.method, request.path)
         authorizer_context = (self._authorize(request, route)
                               if self.api.authorizer and route.authorized else None)
-        event = self._event(request, route, body, request_id, authorizer_context)
+        event = self._event(request, route, body, request_id, authorizer_context, arrived_ms)
         try:
             result = self.containers[route.function].invoke(event, self.timeout_s)
         except InvocationTimeout:
@@ -167,7 +168,9 @@ class LocalGateway:
         assert spec is not None
         event = {"type": "TOKEN", "authorizationToken": token, "methodArn": method_arn}
         try:
-            policy = self.containers[spec.function].invoke(event)
+            # Bounded like the integration: an authorizer invocation still queued when the client's 29 s
+            # are over is cancelled instead of piling up behind busy containers.
+            policy = self.containers[spec.function].invoke(event, API_GATEWAY_TIMEOUT_S)
         except InvocationTimeout:
             raise GatewayRefusal("AUTHORIZER_FAILURE") from None
         except Exception as exc:
@@ -195,7 +198,7 @@ class LocalGateway:
 
     # -------------------------------------------------------------- proxy event and response
     def _event(self, request: Request, route: Route, body: bytes, request_id: str,
-               authorizer: dict[str, Any] | None) -> dict[str, Any]:
+               authorizer: dict[str, Any] | None, arrived_ms: int) -> dict[str, Any]:
         multi_headers: dict[str, list[str]] = {}
         for name, value in request.headers.items():
             multi_headers.setdefault(name, []).append(value)
@@ -206,7 +209,7 @@ class LocalGateway:
             "path": f"/{self.api.stage}{request.path}",
             "stage": self.api.stage, "requestId": request_id, "accountId": ACCOUNT, "apiId": API_ID,
             "protocol": request.environ.get("SERVER_PROTOCOL", "HTTP/1.1"),
-            "requestTimeEpoch": int(time.time() * 1000), "domainName": request.host,
+            "requestTimeEpoch": arrived_ms, "domainName": request.host,
             "identity": {"sourceIp": request.remote_addr, "userAgent": request.headers.get("User-Agent")},
         }
         if authorizer is not None:

@@ -7,7 +7,7 @@ with more credits than it can spend. Reports throughput, latency percentiles (al
 answers by status and error code, and checks that the credits spent equal the successful requests' costs,
 exactly.
 
-    python scripts/load.py [--clients 50] [--requests 500] [--containers 4] [--write-docs docs/benchmarks.md]
+    python scripts/load.py [--clients 50] [--requests 300] [--containers 2] [--write-docs docs/benchmarks.md]
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ import requests
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+# This process creates the clients' keys in the stack's moto: fake credentials, a fixed region.
+for _name, _value in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),
+                      ("AWS_DEFAULT_REGION", "us-east-1")):
+    os.environ.setdefault(_name, _value)
 
 from tests.support.fake_openai import FakeOpenAI, completion  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
@@ -211,8 +215,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--requests", type=int, default=500)
-    parser.add_argument("--containers", type=int, default=4, help="warm containers per function (cap)")
+    parser.add_argument("--requests", type=int, default=300)
+    # 2 cores: more browser containers than that only share the same cores (and the memory of a Chromium each)
+    parser.add_argument("--containers", type=int, default=2, help="warm containers per function (cap)")
     parser.add_argument("--write-docs", type=Path, default=None)
     args = parser.parse_args()
 

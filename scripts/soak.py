@@ -58,7 +58,6 @@ class Sample:
     driver_rss_kb: int
     open_fds: int
     scratch_kb: int
-    tmp_kb: int
     processes: int
     zombies: int
     seconds: float
@@ -104,13 +103,6 @@ def folder_kb(path: Path) -> int:
     return total // 1024
 
 
-def new_in_tmp_kb(before: set[str]) -> int:
-    """Bytes under /tmp entries that did not exist when the soak started (other programs share /tmp)."""
-    tmp = Path("/tmp")
-    return sum(folder_kb(tmp / name) if (tmp / name).is_dir() else (tmp / name).stat().st_size // 1024
-               for name in os.listdir(tmp) if name not in before and (tmp / name).exists())
-
-
 def comm(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
@@ -118,8 +110,7 @@ def comm(pid: int) -> str:
         return ""
 
 
-def sample(done: int, started: float, scratch_root: Path, tmp_before: set[str], executable: str,
-           moto_pid: int) -> Sample:
+def sample(done: int, started: float, scratch_root: Path, executable: str, moto_pid: int) -> Sample:
     """One checkpoint. Chromium's processes are told by their command name (the browser, its zygotes,
     renderers and utilities all run the one executable); moto's server, our own child, is left out."""
     from webcapture.browser import processes
@@ -135,7 +126,6 @@ def sample(done: int, started: float, scratch_root: Path, tmp_before: set[str], 
         driver_rss_kb=sum(rss_kb(pid) for pid in drivers),
         open_fds=len(os.listdir("/proc/self/fd")),
         scratch_kb=folder_kb(scratch_root),
-        tmp_kb=new_in_tmp_kb(tmp_before),
         processes=len(tree),
         zombies=sum(1 for pid in tree if processes.state(pid) == "Z"),
         seconds=time.monotonic() - started,
@@ -176,10 +166,10 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         page = get_server().url("/plain.html")
         body = {"url": page, "viewport": {"width": 800, "height": 600},
                 "screenshotOptions": {"fullPage": False}}
-        # This process's own scratch folder (the cache folder is shared with every other user of it).
+        # This process's own scratch folder, the TMPDIR and HOME of Chromium and Playwright's driver: on
+        # Lambda it lies in /tmp, so it is the handler's /tmp use (the cache folder itself is shared).
         scratch_root = Path(get_settings().cache_dir) / "browser-scratch"
         scratch_root /= processes.scratch_name(os.getpid())
-        tmp_before = set(os.listdir("/tmp"))
         samples: list[Sample] = []
         failures: dict[str, int] = {}
         started = time.monotonic()
@@ -192,7 +182,7 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
                 failures[code] = failures.get(code, 0) + 1
             if done == 1 or done % checkpoint == 0 or done == count:
                 executable = resolve_chromium(get_settings()).executable.name
-                samples.append(sample(done, started, scratch_root, tmp_before, executable, moto.pid))
+                samples.append(sample(done, started, scratch_root, executable, moto.pid))
                 print(json.dumps(samples[-1].__dict__), flush=True)
         from webcapture.auth.api_keys import find_by_key
 
@@ -225,12 +215,12 @@ def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
     base = next((s for s in samples if s.done >= 1000), samples[0])
     last = samples[-1]
     rows = ["| screenshots | handler RSS MB | Chromium RSS MB (processes) | driver RSS MB | open fds "
-            "| scratch KB | new in /tmp KB | processes (zombies) | seconds |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| scratch (TMPDIR) KB | processes (zombies) | seconds |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in samples:
         rows.append(f"| {s.done:,} | {s.handler_rss_kb / 1024:.1f} | {s.chromium_rss_kb / 1024:.1f} "
                     f"({s.chromium_processes}) | {s.driver_rss_kb / 1024:.1f} | {s.open_fds} | "
-                    f"{s.scratch_kb} | {s.tmp_kb} | {s.processes} ({s.zombies}) | {s.seconds:.0f} |")
+                    f"{s.scratch_kb} | {s.processes} ({s.zombies}) | {s.seconds:.0f} |")
     rate = last.done / last.seconds if last.seconds else 0.0
     lines = [
         f"{count:,} screenshots (800x600 png, `plain.html` on loopback, binary answer) through one warm "
@@ -245,7 +235,7 @@ def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
         f"{change(base.driver_rss_kb, last.driver_rss_kb)}, open fds {base.open_fds} -> {last.open_fds} "
         "(target: memory flat within 10%).",
         f"- Failed invocations: {summary['failures'] or 'none'}; credits spent {summary['credits_spent']:,} "
-        f"for {count:,} screenshots.",
+        f"for {count - sum(summary['failures'].values()):,} successful screenshots.",
         f"- After shutdown: {summary['leaked_processes']} processes left "
         f"{summary['leaked'] or ''}, scratch folder {summary['scratch_after_kb']} KB.",
     ]
