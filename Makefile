@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: install chromium dev test unit lint bench bench-cold build sizes sizes-docs artifact-test deploy sync validate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ test: install lint build sizes
 
 bench: install
 	$(BIN)/python scripts/bench.py
+
+# A browser function's cold start to its first screenshot, from the built layers in a fresh python3.12
+# (scripts/bench_cold.py; runs `make build` first when there is no build).
+bench-cold: install
+	PATH="$(SAM_PATH)" $(BIN)/python scripts/bench_cold.py
 
 # `make build FUNCTION=ScreenshotFunction` builds one function and its layers. Then the modules each built
 # handler imports get their bytecode (Lambda cannot write it: every cold start would compile them).

@@ -59,6 +59,8 @@ class Settings:
     chromium_path: str | None = None
     chromium_pack_dir: str | None = None
     cache_dir: Path = field(default_factory=_default_cache_dir)
+    # Browser functions unpack and launch at import (webcapture.warm_start); WEBCAPTURE_WARM_START=0: not.
+    warm_start: bool = True
 
     # Egress policy (CONTRACT 13): CIDRs allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
@@ -97,6 +99,7 @@ class Settings:
             chromium_path=_optional("WEBCAPTURE_CHROMIUM"),
             chromium_pack_dir=_optional("WEBCAPTURE_CHROMIUM_PACK"),
             cache_dir=Path(env("WEBCAPTURE_CACHE_DIR", "") or _default_cache_dir()),
+            warm_start=env("WEBCAPTURE_WARM_START", "1").strip().lower() not in ("0", "false", "no"),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
             openai_api_key=_optional("OPENAI_API_KEY"),
             openai_api_key_secret=_optional("OPENAI_API_KEY_SECRET"),
