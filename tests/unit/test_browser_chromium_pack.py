@@ -6,6 +6,8 @@ import io
 import subprocess
 import sys
 import tarfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import brotli
@@ -109,6 +111,23 @@ def test_parallel_processes_unpack_without_racing(fake_pack: Path, tmp_path: Pat
     built = [entry.name for entry in cache.iterdir() if entry.is_dir()]
     assert len(built) == 1 and ".partial" not in built[0]
     assert (cache / built[0] / ".complete").exists()
+
+
+def test_threads_of_one_process_unpack_once(fake_pack: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # The warm start unpacks on its own thread while the first request may ask for the same browser.
+    fills: list[int] = []
+    real_fill = chromium_pack._fill
+
+    def counting_fill(*args: Path) -> None:
+        fills.append(threading.get_ident())
+        real_fill(*args)
+
+    monkeypatch.setattr(chromium_pack, "_fill", counting_fill)
+    with ThreadPoolExecutor(4) as pool:
+        installs = list(pool.map(lambda _: unpack(fake_pack, tmp_path / "cache"), range(4)))
+    assert len({install.executable for install in installs}) == 1
+    assert len(fills) == 1
 
 
 def test_truncated_pack_is_refused_and_leaves_nothing(fake_pack: Path, tmp_path: Path) -> None:

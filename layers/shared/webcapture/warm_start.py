@@ -25,6 +25,7 @@ from webcapture.settings import get_settings
 log = logging.getLogger(__name__)
 
 _started = threading.Event()
+_settled = threading.Event()
 _lock = threading.Lock()
 
 
@@ -36,6 +37,11 @@ def begin() -> bool:
         _started.set()
     threading.Thread(target=_warm_up, name="webcapture-warm-start", daemon=True).start()
     return True
+
+
+def wait(timeout_s: float | None = None) -> bool:
+    """Block until the warm-up has launched the browser or failed; False on timeout (tests, benchmarks)."""
+    return _settled.wait(timeout_s)
 
 
 def _warm_up() -> None:
@@ -50,9 +56,10 @@ def _warm_up() -> None:
         from webcapture.browser.lifecycle import host
 
         # Waits for both unpacks (the per-folder locks), starts the driver and launches the browser.
-        host().warm_up(settings.request_budget_ms)
+        host().warm_up(settings.request_budget_ms).add_done_callback(lambda _: _settled.set())
     except Exception as exc:  # the first request retries; an import must never fail because of this
         log.warning("starting the browser at init failed (the first request retries): %r", exc)
+        _settled.set()
 
 
 def _in_thread(name: str, job: Callable[[], object]) -> None:

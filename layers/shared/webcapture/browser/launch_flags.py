@@ -25,11 +25,12 @@ LAMBDA_FLAGS: tuple[str, ...] = (
     # With no sandbox (Lambda cannot provide one) the zygote's only job, forking pre-sandboxed renderers,
     # is moot; skipping it saves a process and start-up time.
     "--no-zygote",
-    # Lambda has no GPU. SwiftShader (shipped beside the binary) renders WebGL in software so pages that
-    # draw with WebGL are captured as they look, and running the GPU service in the browser process saves
-    # a process.
-    "--use-gl=angle",
-    "--use-angle=swiftshader",
+    # Lambda has no GPU. SwiftShader (shipped beside the binary) runs WebGL in software so pages that draw
+    # with WebGL are captured as they look; for WebGL only: the page itself is composited by Skia's
+    # software rasteriser, which is faster than compositing through an emulated GPU (the old
+    # --use-gl=angle --use-angle=swiftshader cost every capture, WebGL or not: see docs/benchmarks.md,
+    # "GL mode and capture time"). Running the GPU service in the browser process saves a process.
+    "--use-angle=swiftshader-webgl",
     "--in-process-gpu",
     "--ignore-gpu-blocklist",
     # Glyph hinting varies with FreeType settings; no hinting gives the same text rendering on every host.

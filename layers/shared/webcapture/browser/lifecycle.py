@@ -115,11 +115,41 @@ class BrowserHost:
         """Start unpacking and launching now, without waiting: the browser functions call this at import
         (webcapture.warm_start). A failure is only logged; the first request then tries again."""
         future: Future[Browser] = Future()
-        self._jobs.put((lambda: self.browser(Deadline(budget_ms)), future))
+
+        def job() -> Browser:
+            # The budget is the launch's: unpacking first must not eat into it.
+            self._prepare()
+            return self.browser(Deadline(budget_ms))
+
+        self._jobs.put((job, future))
         future.add_done_callback(_log_warm_up_failure)
         return future
 
     def _launch(self, deadline: Deadline) -> Browser:
+        install, scratch, driver = self._prepare()
+        proxy = egress.proxy_server()
+        try:
+            browser = driver.chromium.launch(
+                executable_path=str(install.executable),
+                args=[*LAMBDA_FLAGS, *egress.chromium_args()],
+                env=_browser_env(install, scratch),
+                proxy={"server": proxy} if proxy else None,
+                timeout=deadline.timeout_ms(),
+                # Lambda sends SIGTERM/SIGINT to the runtime, not to us; let shutdown() close the browser.
+                handle_sigint=False,
+                handle_sigterm=False,
+                handle_sighup=False,
+            )
+        except Exception:
+            # A dead driver cannot launch anything; start a new one next time.
+            self._stop_driver()
+            raise
+        self._browser = self._mark("browser launched", browser)
+        self.pid = processes.find_browser(scratch)
+        return browser
+
+    def _prepare(self) -> tuple[ChromiumInstall, Path, Playwright]:
+        """What a launch needs: Chromium unpacked, the scratch folder, the driver running."""
         settings = get_settings()
         # Chromium unpacks on its own thread while this one unpacks Node and starts the driver: the two
         # inflate at once (the decompressors release the GIL), and the driver's start overlaps Chromium's.
@@ -136,26 +166,7 @@ class BrowserHost:
         if pending is not None:
             self._install = pending.result()
         assert self._install is not None
-        proxy = egress.proxy_server()
-        try:
-            browser = self._playwright.chromium.launch(
-                executable_path=str(self._install.executable),
-                args=[*LAMBDA_FLAGS, *egress.chromium_args()],
-                env=_browser_env(self._install, scratch),
-                proxy={"server": proxy} if proxy else None,
-                timeout=deadline.timeout_ms(),
-                # Lambda sends SIGTERM/SIGINT to the runtime, not to us; let shutdown() close the browser.
-                handle_sigint=False,
-                handle_sigterm=False,
-                handle_sighup=False,
-            )
-        except Exception:
-            # A dead driver cannot launch anything; start a new one next time.
-            self._stop_driver()
-            raise
-        self._browser = self._mark("browser launched", browser)
-        self.pid = processes.find_browser(scratch)
-        return browser
+        return self._install, scratch, self._playwright
 
     def _mark(self, step: str, result: T) -> T:
         self.milestones.setdefault(step, time.monotonic())
