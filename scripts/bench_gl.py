@@ -10,7 +10,9 @@ Lambda has no GPU. How Chromium renders without one is a launch flag, and it cos
 Every other flag is webcapture's (launch_flags.LAMBDA_FLAGS). Raw Playwright on the pinned Chromium, one
 browser per mode, a fresh context per capture as the service makes; modes run in turns (a, b, c, a, ...)
 so other load falls on all alike. Pages: plain.html (1280x800), tall.html (a 1280x3000 full page) and
-webgl.html (a canvas drawn by WebGL: its pixels tell whether WebGL drew).
+webgl.html (a canvas drawn by WebGL: its pixels tell whether WebGL drew). Besides the wall time, the CPU
+time the browser's processes spent per capture (its own, its live children's and its reaped renderers'),
+which other load on the machine does not inflate.
 
     python scripts/bench_gl.py [--runs 15] [--write-docs]
 """
@@ -33,6 +35,7 @@ from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.unit.test_browser_screenshot import decode_png  # noqa: E402
+from webcapture.browser import processes  # noqa: E402
 from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
 from webcapture.browser.launch_flags import LAMBDA_FLAGS  # noqa: E402
 
@@ -47,6 +50,31 @@ MODES: dict[str, tuple[str, ...]] = {
 }
 PAGES = {"plain.html": False, "tall.html": True, "webgl.html": False}  # page: full page?
 TEAL, MAGENTA = (0, 128, 128), (255, 0, 255)
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of pid, its reaped children (renderers of closed contexts) and its live descendants."""
+    def fields(one: int) -> list[str]:
+        try:
+            stat = Path(f"/proc/{one}/stat").read_text()
+        except OSError:
+            return []
+        return stat[stat.rindex(")") + 2 :].split()
+
+    own = fields(pid)
+    ticks = sum(int(own[i]) for i in (11, 12, 13, 14)) if own else 0  # utime, stime, cutime, cstime
+    for child in processes.descendants(pid):
+        theirs = fields(child)
+        ticks += sum(int(theirs[i]) for i in (11, 12)) if theirs else 0
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def browser_pid(marker: str) -> int:
+    for pid in processes.descendants(os.getpid()):
+        args = processes.cmdline(pid)
+        if marker in args and not any(a.startswith("--type=") for a in args):
+            return pid
+    raise SystemExit(f"no browser with {marker}")
 
 
 def capture(browser: Browser, url: str, full_page: bool) -> bytes:
@@ -70,24 +98,29 @@ def measure(runs: int) -> dict[str, Any]:
     install = resolve_chromium()
     server = get_server()
     env: dict[str, str | float | bool] = {**os.environ, **install.env}
-    results: dict[str, Any] = {"ms": {}, "webgl": {}}
+    results: dict[str, Any] = {"ms": {}, "cpu_ms": {}, "webgl": {}}
     with sync_playwright() as playwright:
+        # The marker (a switch Chromium ignores) finds each mode's browser process.
         browsers = {mode: playwright.chromium.launch(executable_path=str(install.executable), env=env,
-                                                      args=list(flags))
-                    for mode, flags in MODES.items()}
+                                                      args=[*flags, f"--webcapture-gl-mode={index}"])
+                    for index, (mode, flags) in enumerate(MODES.items())}
+        pids = {mode: browser_pid(f"--webcapture-gl-mode={index}") for index, mode in enumerate(MODES)}
         try:
             for mode, browser in browsers.items():
                 results["webgl"][mode] = webgl_draws(capture(browser, server.url("/webgl.html"), False))
             for name, full_page in PAGES.items():
                 url = server.url(f"/{name}")
                 samples: dict[str, list[float]] = {mode: [] for mode in MODES}
+                cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
                 for round_ in range(runs + 2):
                     for mode, browser in browsers.items():
-                        started = time.perf_counter()
+                        started, cpu_before = time.perf_counter(), tree_cpu_s(pids[mode])
                         capture(browser, url, full_page)
                         if round_ >= 2:  # two warm-up rounds
                             samples[mode].append(time.perf_counter() - started)
+                            cpu[mode].append(tree_cpu_s(pids[mode]) - cpu_before)
                 results["ms"][name] = {mode: statistics.median(v) * 1000 for mode, v in samples.items()}
+                results["cpu_ms"][name] = {mode: statistics.mean(v) * 1000 for mode, v in cpu.items()}
         finally:
             for browser in browsers.values():
                 browser.close()
@@ -109,11 +142,13 @@ def report(results: dict[str, Any], runs: int) -> str:
         "| page | " + " | ".join(f"`{mode}`" for mode in modes) + " |",
         "|---|" + "---:|" * len(modes),
     ]
-    for name, by_mode in results["ms"].items():
-        base = by_mode[modes[0]]
-        cells = [f"{by_mode[mode]:.0f} ms" + ("" if mode == modes[0] else f" ({by_mode[mode] / base:.2f}x)")
-                 for mode in modes]
-        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    for key, label in (("ms", "wall, median"), ("cpu_ms", "browser CPU, mean")):
+        for name, by_mode in results[key].items():
+            base = by_mode[modes[0]]
+            cells = [f"{by_mode[mode]:.0f} ms"
+                     + ("" if mode == modes[0] else f" ({by_mode[mode] / base:.2f}x)")
+                     for mode in modes]
+            rows.append(f"| `{name}` ({label}) | " + " | ".join(cells) + " |")
     rows.append("| WebGL draws (`webgl.html`'s pixels) | "
                 + " | ".join("yes" if results["webgl"][mode] else "**no**" for mode in modes) + " |")
     return "\n".join([START, *rows, END])
