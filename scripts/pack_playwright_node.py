@@ -3,7 +3,7 @@
 Playwright's wheel ships a 150 MB Node binary with its debug info, too big for Lambda's 250 MB (function +
 layers, unzipped) beside a 100 MB Chromium pack. Stripped it is ~117 MB and runs the same (the driver loads no
 native addons, and strip keeps the dynamic symbol table); zstd (scripts/pack_zstd.py, level 19, long window)
-makes that ~30 MB, smaller than brotli at quality 6 (34 MB) and about 4x faster to inflate.
+makes that ~30 MB, smaller than brotli at quality 6 (34 MB) and faster to inflate.
 webcapture.browser.node_runtime unpacks it to /tmp.
 
 Usage: pack_playwright_node.py <playwright/driver dir>    (run by layers/browser/Makefile)

@@ -1,10 +1,10 @@
 """Recompress the BrowserLayer's packed files to zstandard: chromium.br -> chromium.zst, node -> node.zst.
 
 Why: a browser function's cold start inflates 337 MB (Chromium and Playwright's Node) into /tmp before the
-browser can launch. Brotli, as @sparticuz/chromium publishes its files, inflates at ~140 MB/s here; zstd at
-the level below inflates about 4x faster for about the same size (measured on the real files:
-docs/benchmarks.md, "Unpacking: brotli, zstd, lz4"). lz4 inflates faster still but packs ~13 MB larger,
-which the 250 MB budget cannot give.
+browser can launch. zstd at the level below inflates about twice as fast as brotli (as @sparticuz/chromium
+publishes its files) for about the same total size: Chromium 2.8 MB larger, Node 4.1 MB smaller (measured
+on the real files: docs/benchmarks.md, "Unpacking: brotli, zstd, lz4"). zstd at low levels and lz4 inflate
+faster still but pack 20-57 MB larger, which the 250 MB budget cannot give.
 
 The level is high and slow to compress (minutes on two cores), so results are cached under
 .cache/zstd-pack, keyed by the source bytes' hash and the settings: a rebuild with the same pack and

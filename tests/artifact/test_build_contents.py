@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.artifact.harness import REPO_ROOT, BuiltFunction
 
-# Recompressed from the fetched pack's brotli by scripts/pack_zstd.py: inflates ~4x faster at cold start.
+# Recompressed from the fetched pack's brotli by scripts/pack_zstd.py: inflates about twice as fast at cold start.
 PACK_FILES = ("PACK", "chromium.zst", "al2023.tar.zst", "fonts.tar.zst", "swiftshader.tar.zst")
 
 

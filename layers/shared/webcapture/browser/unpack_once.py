@@ -7,7 +7,7 @@ two threads or processes wanting the same target wait for one unpack; different 
 Node) unpack at the same time.
 
 Packed files are brotli (`.br`, the pack as @sparticuz/chromium publishes it, used in development) or
-zstandard (`.zst`, what `make build` recompresses the BrowserLayer to: it inflates about 4x faster, see
+zstandard (`.zst`, what `make build` recompresses the BrowserLayer to: it inflates about twice as fast, see
 docs/benchmarks.md). Both are streamed, and both decompressors let go of the GIL while they work, so
 unpacks in threads overlap each other and the handler's imports.
 """
