@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium page-filters docs-assets dev test unit lint bench build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: install chromium page-filters docs-assets dev test unit lint bench bench-cold bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
 .PHONY: load soak
 
 $(STAMP): pyproject.toml
@@ -70,6 +70,15 @@ soak: install
 .PHONY: bench-main-content
 bench-main-content: install
 	$(BIN)/python scripts/bench_main_content.py $(ARGS)
+
+# A browser function's cold start to its first screenshot, from the built layers in a fresh python3.12
+# (scripts/bench_cold.py; runs `make build` first when there is no build).
+bench-cold: install
+	PATH="$(SAM_PATH)" $(BIN)/python scripts/bench_cold.py
+
+# Chromium's GL modes against capture time and WebGL (scripts/bench_gl.py), into docs/benchmarks.md.
+bench-gl: install
+	$(BIN)/python scripts/bench_gl.py --write-docs
 
 # `make build FUNCTION=ScreenshotFunction` builds one function and its layers. Then the modules each built
 # handler imports get their bytecode (Lambda cannot write it: every cold start would compile them), after

@@ -136,10 +136,10 @@ def time_unpacks(build_dir: Path, runs: int = 3) -> list[UnpackTiming]:
     from webcapture.browser import chromium_pack, node_runtime
 
     pack = build_dir / "BrowserLayer" / "chromium"
-    node = build_dir / "BrowserLayer" / "python" / "playwright" / "driver" / "node.br"
+    node = build_dir / "BrowserLayer" / "python" / "playwright" / "driver" / "node.zst"
     jobs: dict[str, tuple[Path, Callable[[Path], object]]] = {
-        "Chromium pack (chromium.br + 3 tarballs)": (pack, lambda cache: chromium_pack.unpack(pack, cache)),
-        "Playwright's Node (node.br)": (node, lambda cache: node_runtime.unpack_node(node, cache)),
+        "Chromium pack (chromium.zst + 3 tarballs)": (pack, lambda cache: chromium_pack.unpack(pack, cache)),
+        "Playwright's Node (node.zst)": (node, lambda cache: node_runtime.unpack_node(node, cache)),
     }
     timings = []
     for what, (source, job) in jobs.items():
@@ -202,14 +202,16 @@ def docs_section(sizes: list[FunctionSize], timings: list[UnpackTiming]) -> str:
         sizes_table(sizes),
         "",
         f"Cold-start unpacking from the built BrowserLayer ({machine}; a Lambda with 2048 MB gets about 1.2 "
-        "vCPU). It happens once per container, on the first request, before the browser launches; later "
-        "requests of a warm container reuse /tmp.",
+        "vCPU). It happens once per container, at init (webcapture.warm_start: Chromium and Node at once, "
+        "overlapping the imports); later requests of a warm container reuse /tmp. Timed here one after the "
+        "other.",
         "",
         unpack_table(timings),
         "",
-        "Playwright's Node ships stripped and brotli-compressed (quality 6): 150 MB in the wheel, 117 MB "
-        "stripped, 34 MB packed, 0.4 s to unpack. Shipped as is it would put the browser functions at "
-        "about 342 MB, over the limit; xz would save 7 MB of layer for about 3 s more per cold start. "
+        "Both ship recompressed to zstd (level 19, 128 MB window: scripts/pack_zstd.py), which inflates "
+        "about twice as fast as the brotli they come in (docs/benchmarks.md, \"Unpacking\"). Playwright's "
+        "Node is 150 MB in the wheel, 117 MB stripped; shipped as is it would put the browser functions at "
+        "about 342 MB, over the limit. "
         "Unpacked Chromium and Node, the browser's scratch folder (Chromium's shared memory lives there) "
         "and room for one interrupted unpack are what EphemeralStorage (1024 MB) in template.yaml is "
         "sized for.",

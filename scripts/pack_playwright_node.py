@@ -1,10 +1,10 @@
-"""Shrink Playwright's bundled Node for the BrowserLayer: driver/node -> driver/node.br.
+"""Shrink Playwright's bundled Node for the BrowserLayer: driver/node -> driver/node.zst.
 
 Playwright's wheel ships a 150 MB Node binary with its debug info, too big for Lambda's 250 MB (function +
 layers, unzipped) beside a 100 MB Chromium pack. Stripped it is ~117 MB and runs the same (the driver loads no
-native addons, and strip keeps the dynamic symbol table); brotli at quality 6 makes that ~34 MB, and it
-inflates in about half a second. Higher qualities save ~1 MB for 10x the build time; xz saves 7 MB but
-takes about 3.4 s to inflate on every cold start. webcapture.browser.node_runtime unpacks it to /tmp.
+native addons, and strip keeps the dynamic symbol table); zstd (scripts/pack_zstd.py, level 19, long window)
+makes that ~30 MB, smaller than brotli at quality 6 (34 MB) and faster to inflate.
+webcapture.browser.node_runtime unpacks it to /tmp.
 
 Usage: pack_playwright_node.py <playwright/driver dir>    (run by layers/browser/Makefile)
 """
@@ -17,16 +17,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-import brotli
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-QUALITY = 6
-WINDOW_BITS = 24  # brotli's largest window: a 117 MB binary has long-range repeats
-_CHUNK = 1 << 22
+from scripts.pack_zstd import compress  # noqa: E402
 
 
 def pack(driver: Path) -> Path:
     node = driver / "node"
-    packed = driver / "node.br"
+    packed = driver / "node.zst"
     if not node.is_file():
         raise SystemExit(f"{node} not found: is {driver} Playwright's driver folder?")
     with tempfile.TemporaryDirectory() as work:
@@ -36,11 +35,7 @@ def pack(driver: Path) -> Path:
         if strip is None:
             raise SystemExit("strip (binutils) is needed to shrink Playwright's Node")
         subprocess.run([strip, "--strip-all", str(stripped)], check=True)
-        compressor = brotli.Compressor(quality=QUALITY, lgwin=WINDOW_BITS)
-        with stripped.open("rb") as src, packed.open("wb") as out:
-            while chunk := src.read(_CHUNK):
-                out.write(compressor.process(chunk))
-            out.write(compressor.finish())
+        compress(stripped, packed)
     node.unlink()
     return packed
 

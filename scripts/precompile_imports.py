@@ -41,6 +41,12 @@ CHECKED = py_compile.PycInvalidationMode.CHECKED_HASH
 build, module, paths = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 sys.path[:0] = paths
 importlib.import_module(module)
+# Imported on the first request, not at import: the decompressor of the BrowserLayer's .zst files.
+for lazy in ("zstandard",):
+    try:
+        importlib.import_module(lazy)
+    except ImportError:
+        pass
 compiled = 0
 for loaded in list(sys.modules.values()):
     source = getattr(loaded, "__file__", None) or ""
@@ -89,7 +95,9 @@ def built_handlers(build_dir: Path) -> list[BuiltHandler]:
 
 def _python(python312: str, *args: str) -> subprocess.CompletedProcess[str]:
     # Importing needs no configuration but a region for boto3's clients; nothing else leaks in.
-    env = {"PATH": os.environ.get("PATH", ""), "AWS_DEFAULT_REGION": "us-east-1", "LANG": "C.UTF-8"}
+    # No warm start: the browser functions' handlers would otherwise start unpacking Chromium at import.
+    env = {"PATH": os.environ.get("PATH", ""), "AWS_DEFAULT_REGION": "us-east-1", "LANG": "C.UTF-8",
+           "WEBCAPTURE_WARM_START": "0"}
     command = [python312, "-I", "-S", *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
 

@@ -1,5 +1,10 @@
 """POST /v1/web/content: the rendered DOM of a page as HTML, after its scripts ran."""
 
+# First of all: start unpacking and launching the browser while the imports below run.
+import webcapture.warm_start  # noqa: F401
+
+# isort: split
+
 from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import create_resolver, current_caller, entry_point, request_body, success

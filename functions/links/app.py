@@ -1,5 +1,10 @@
 """POST /v1/web/links: the links of a rendered page."""
 
+# First of all: start unpacking and launching the browser while the imports below run.
+import webcapture.warm_start  # noqa: F401
+
+# isort: split
+
 from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import create_resolver, current_caller, entry_point, request_body, success

@@ -1,5 +1,10 @@
 """POST /v1/web/markdown: a rendered page as Markdown, main content only by default."""
 
+# First of all: start unpacking and launching the browser while the imports below run.
+import webcapture.warm_start  # noqa: F401
+
+# isort: split
+
 from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import create_resolver, current_caller, entry_point, request_body, success

@@ -1,5 +1,10 @@
 """POST /v1/web/screenshot: a page as png, jpeg or webp (bytes, base64 JSON, or stored with a URL)."""
 
+# First of all: start unpacking and launching the browser while the imports below run.
+import webcapture.warm_start  # noqa: F401
+
+# isort: split
+
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response

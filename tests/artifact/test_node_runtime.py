@@ -9,6 +9,7 @@ from pathlib import Path
 
 import brotli
 import pytest
+import zstandard
 
 from webcapture.browser import node_runtime
 from webcapture.browser.node_runtime import (
@@ -61,9 +62,14 @@ def test_a_vanished_node_is_unpacked_again(driver: Path, settings: Settings,
     assert node is not None and node.is_file() and os.environ[NODE_PATH_ENV] == str(node)
 
 
+PACKERS = {"node.zst": lambda raw: zstandard.ZstdCompressor(level=19).compress(raw),  # what make build ships
+           "node.br": brotli.compress}
+
+
+@pytest.mark.parametrize("name", sorted(PACKERS))
 def test_packed_node_is_unpacked_once_and_handed_to_playwright(driver: Path, settings: Settings,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    (driver / "node.br").write_bytes(brotli.compress(FAKE_NODE))
+                                                               monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    (driver / name).write_bytes(PACKERS[name](FAKE_NODE))
     monkeypatch.setenv(NODE_PATH_ENV, "")  # what monkeypatch restores: unset again afterwards
     node = ensure_playwright_node(settings)
     assert node is not None and node.parent.parent == settings.cache_dir
@@ -82,9 +88,10 @@ def test_the_real_driver_folder_is_playwrights() -> None:
     assert (driver / "package" / "cli.js").is_file()
 
 
-def test_truncated_pack_leaves_nothing_behind(tmp_path: Path) -> None:
-    packed = tmp_path / "node.br"
-    packed.write_bytes(brotli.compress(FAKE_NODE)[:-20])
+@pytest.mark.parametrize("name", sorted(PACKERS))
+def test_truncated_pack_leaves_nothing_behind(tmp_path: Path, name: str) -> None:
+    packed = tmp_path / name
+    packed.write_bytes(PACKERS[name](FAKE_NODE)[:-20])
     with pytest.raises(NodeUnavailable, match="truncated"):
         unpack_node(packed, tmp_path / "tmp")
     assert [p.name for p in (tmp_path / "tmp").iterdir() if not p.name.endswith(".lock")] == []
@@ -102,5 +109,5 @@ def test_a_dead_unpacks_staging_folder_is_removed(tmp_path: Path) -> None:
 
 
 def test_no_node_at_all_is_an_error(driver: Path, settings: Settings) -> None:
-    with pytest.raises(NodeUnavailable, match=r"neither node nor node\.br"):
+    with pytest.raises(NodeUnavailable, match=r"neither node nor node\.zst"):
         ensure_playwright_node(settings)

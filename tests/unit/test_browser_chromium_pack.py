@@ -6,10 +6,13 @@ import io
 import subprocess
 import sys
 import tarfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import brotli
 import pytest
+import zstandard
 
 from webcapture.browser import chromium_pack
 from webcapture.browser.chromium_pack import ChromiumUnavailable, pack_dir, resolve_chromium, unpack
@@ -27,8 +30,9 @@ def _tar_br(files: dict[str, bytes]) -> bytes:
     return brotli.compress(buffer.getvalue())
 
 
-@pytest.fixture
-def fake_pack(tmp_path: Path) -> Path:
+@pytest.fixture(params=["br", "zst"])
+def fake_pack(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A pack as fetched (brotli, .br) and as `make build` ships it (recompressed to zstandard, .zst)."""
     pack = tmp_path / "pack"
     (pack / "fonts-extra").mkdir(parents=True)
     (pack / "chromium.br").write_bytes(brotli.compress(b"#!/bin/sh\necho fake-chromium\n" * 1000))
@@ -42,6 +46,11 @@ def fake_pack(tmp_path: Path) -> Path:
         )
     )
     (pack / "PACK").write_text("fake 1\n")
+    if request.param == "zst":
+        for packed in pack.glob("*.br"):
+            raw = brotli.decompress(packed.read_bytes())
+            packed.with_suffix(".zst").write_bytes(zstandard.ZstdCompressor(level=19).compress(raw))
+            packed.unlink()
     return pack
 
 
@@ -104,10 +113,28 @@ def test_parallel_processes_unpack_without_racing(fake_pack: Path, tmp_path: Pat
     assert (cache / built[0] / ".complete").exists()
 
 
+def test_threads_of_one_process_unpack_once(fake_pack: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # The warm start unpacks on its own thread while the first request may ask for the same browser.
+    fills: list[int] = []
+    real_fill = chromium_pack._fill
+
+    def counting_fill(*args: Path) -> None:
+        fills.append(threading.get_ident())
+        real_fill(*args)
+
+    monkeypatch.setattr(chromium_pack, "_fill", counting_fill)
+    with ThreadPoolExecutor(4) as pool:
+        installs = list(pool.map(lambda _: unpack(fake_pack, tmp_path / "cache"), range(4)))
+    assert len({install.executable for install in installs}) == 1
+    assert len(fills) == 1
+
+
 def test_truncated_pack_is_refused_and_leaves_nothing(fake_pack: Path, tmp_path: Path) -> None:
-    data = (fake_pack / "chromium.br").read_bytes()
-    (fake_pack / "chromium.br").write_bytes(data[: len(data) // 2])
-    with pytest.raises((ChromiumUnavailable, brotli.error)):
+    [packed] = fake_pack.glob("chromium.*")
+    data = packed.read_bytes()
+    packed.write_bytes(data[: len(data) // 2])
+    with pytest.raises((ChromiumUnavailable, brotli.error, zstandard.ZstdError)):
         unpack(fake_pack, tmp_path / "cache")
     assert [entry for entry in (tmp_path / "cache").iterdir() if entry.is_dir()] == []
 
@@ -141,3 +168,10 @@ def test_the_fetched_pack_has_the_fonts() -> None:
     fonts = {path.name: path.stat().st_size for path in (pack / "fonts-extra").iterdir()}
     assert set(fonts) == {"NotoSansCJK-Regular.ttc", "NotoColorEmoji.ttf"}
     assert 15e6 < fonts["NotoSansCJK-Regular.ttc"] < 25e6  # one regular CJK face, not the whole family
+
+
+def test_a_built_layers_zst_wins_over_a_br(fake_pack: Path, tmp_path: Path) -> None:
+    (fake_pack / "chromium.zst").write_bytes(zstandard.ZstdCompressor().compress(b"#!/bin/sh\necho zst\n"))
+    (fake_pack / "chromium.br").write_bytes(brotli.compress(b"#!/bin/sh\necho br\n"))
+    install = unpack(fake_pack, tmp_path / "cache")
+    assert install.executable.read_bytes() == b"#!/bin/sh\necho zst\n"

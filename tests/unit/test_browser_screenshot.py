@@ -162,6 +162,15 @@ def test_clip_captures_the_region_it_names(fixture_server: FixtureHttpServer) ->
     assert set(pixels.region(0, 0, 200, 200)) == {(255, 0, 0, 255)}
 
 
+def test_webgl_canvases_are_drawn(fixture_server: FixtureHttpServer) -> None:
+    # webgl.html draws only through WebGL: a teal clear colour, then a magenta square from a shader. Lambda
+    # has no GPU; SwiftShader (launch_flags) must still run WebGL, or the canvas would be blank (white).
+    pixels = decode_png(shoot(fixture_server.url("/webgl.html"), screenshotOptions={"fullPage": False}).image)
+    assert pixels.at(20, 20) == (0, 128, 128, 255)  # cleared by gl.clear
+    assert pixels.at(200, 150) == (255, 0, 255, 255)  # drawn by the fragment shader
+    assert pixels.at(390, 20) == (0, 128, 128, 255) and pixels.at(500, 20) == (255, 255, 255, 255)
+
+
 def test_full_page_reaches_the_bottom(fixture_server: FixtureHttpServer) -> None:
     # Narrow, so that decoding down to the foot stays quick.
     pixels = decode_png(shoot(fixture_server.url("/tall.html"), viewport={"width": 300}).image)

@@ -8,7 +8,12 @@ from typing import Any
 
 from localapi.cfn_template import Resolver, load_template, read_api
 
-BROWSER_FUNCTIONS = ("ScreenshotFunction", "LinksFunction", "AiExtractFunction")
+# Every function that carries the BrowserLayer, read from the template so a new one cannot be forgotten.
+BROWSER_FUNCTIONS = tuple(
+    name for name, resource in load_template()["Resources"].items()
+    if resource["Type"] == "AWS::Serverless::Function"
+    and {"Ref": "BrowserLayer"} in resource["Properties"].get("Layers", [])
+)
 
 
 def resolved(**parameters: str) -> tuple[Resolver, dict[str, Any]]:

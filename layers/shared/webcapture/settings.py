@@ -68,6 +68,8 @@ class Settings:
     # blockAds / blockCookieBanners: the folder scripts/fetch_page_filters.sh makes (/opt/page-filters on
     # Lambda, <repo>/.cache/page-filters elsewhere when unset).
     page_filters_dir: str | None = None
+    # Browser functions unpack and launch at import (webcapture.warm_start); WEBCAPTURE_WARM_START=0: not.
+    warm_start: bool = True
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
@@ -113,6 +115,7 @@ class Settings:
             chromium_pack_dir=_optional("WEBCAPTURE_CHROMIUM_PACK"),
             cache_dir=Path(env("WEBCAPTURE_CACHE_DIR", "") or _default_cache_dir()),
             page_filters_dir=_optional("WEBCAPTURE_PAGE_FILTERS"),
+            warm_start=env("WEBCAPTURE_WARM_START", "1").strip().lower() not in ("0", "false", "no"),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
             openai_api_key=_optional("OPENAI_API_KEY"),
             openai_api_key_secret=_optional("OPENAI_API_KEY_SECRET"),

@@ -1,9 +1,11 @@
 """Which Chromium to run, and unpacking the pinned @sparticuz/chromium build once per container.
 
 The pack folder (made by scripts/fetch_chromium.sh; the Lambda layer ships the same folder at /opt/chromium)
-holds the build's brotli files compressed, as published, plus the Noto CJK and emoji fonts. Lambda's layer
-size limit is why they stay compressed there; the unpacked browser (~220 MB) goes to the cache dir, which on
-Lambda is /tmp and survives between invocations of a warm container, so this runs once per container.
+holds the build's files compressed, plus the Noto CJK and emoji fonts: brotli as published (`.br`) in
+development, recompressed to zstandard (`.zst`, faster to inflate) in the built layer by
+scripts/pack_zstd.py. Lambda's layer size limit is why they stay compressed there; the unpacked browser
+(~220 MB) goes to the cache dir, which on Lambda is /tmp and survives between invocations of a warm
+container, so this runs once per container.
 
 Layout of an unpacked build (<cache_dir>/chromium-<key>/):
     chromium, libEGL.so, libGLESv2.so, ...   the binary with SwiftShader beside it, where Chromium looks
@@ -25,14 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-import brotli
-
-from webcapture.browser.unpack_once import inflate_brotli, unpack_once
+from webcapture.browser.unpack_once import inflate, inflate_into, packed_file, unpack_once
 from webcapture.settings import Settings, get_settings
 
 LAMBDA_PACK_DIR = Path("/opt/chromium")
 _REPO_ROOT = Path(__file__).resolve().parents[4]
-_PACK_FILES = ("chromium.br", "swiftshader.tar.br", "al2023.tar.br", "fonts.tar.br")
+# Each as <name>.zst (the built layer) or <name>.br (a fetched pack).
+PACK_MEMBERS = ("chromium", "swiftshader.tar", "al2023.tar", "fonts.tar")
 _EXTRA_FONTS = "fonts-extra"
 _COMPLETE = ".complete"
 
@@ -70,7 +71,7 @@ def pack_dir(settings: Settings) -> Path:
 
 def unpack(pack: Path, cache_dir: Path) -> ChromiumInstall:
     """Expand the pack into cache_dir once; later calls (and other processes) reuse the result."""
-    missing = [name for name in _PACK_FILES if not (pack / name).is_file()]
+    missing = [f"{name}.br" for name in PACK_MEMBERS if packed_file(pack, name) is None]
     if missing:
         raise ChromiumUnavailable(
             f"Chromium pack {pack} lacks {', '.join(missing)}: run scripts/fetch_chromium.sh "
@@ -93,17 +94,25 @@ def _pack_key(pack: Path) -> str:
     stamp = pack / "PACK"
     if stamp.is_file():
         digest.update(stamp.read_bytes())
-    for name in _PACK_FILES:
-        digest.update(f"{name}:{(pack / name).stat().st_size};".encode())
+    for name in PACK_MEMBERS:
+        packed = _member(pack, name)
+        digest.update(f"{packed.name}:{packed.stat().st_size};".encode())
     return digest.hexdigest()[:12]
 
 
+def _member(pack: Path, name: str) -> Path:
+    packed = packed_file(pack, name)
+    if packed is None:
+        raise ChromiumUnavailable(f"Chromium pack {pack} lacks {name}.br")
+    return packed
+
+
 def _fill(pack: Path, staging: Path, target: Path) -> None:
-    _inflate_file(pack / "chromium.br", staging / "chromium")
+    _inflate_file(_member(pack, "chromium"), staging / "chromium")
     (staging / "chromium").chmod(0o755)
-    _inflate_tar(pack / "swiftshader.tar.br", staging)
-    _inflate_tar(pack / "al2023.tar.br", staging / "al2023")
-    _inflate_tar(pack / "fonts.tar.br", staging / "fonts")
+    _inflate_tar(_member(pack, "swiftshader.tar"), staging)
+    _inflate_tar(_member(pack, "al2023.tar"), staging / "al2023")
+    _inflate_tar(_member(pack, "fonts.tar"), staging / "fonts")
     # fonts.conf names the final folder, where the files will be once staging is renamed.
     (staging / "fonts" / "fonts.conf").write_text(
         _fonts_conf([target / "fonts" / "fonts", pack / _EXTRA_FONTS], cache=target / "fonts-cache")
@@ -112,7 +121,7 @@ def _fill(pack: Path, staging: Path, target: Path) -> None:
 
 
 def _inflate_file(source: Path, dest: Path) -> None:
-    if not inflate_brotli(source, dest):
+    if not inflate(source, dest):
         raise ChromiumUnavailable(f"{source} is truncated")
 
 
@@ -120,7 +129,11 @@ def _inflate_tar(source: Path, dest: Path) -> None:
     # The tarballs are small (at most 8 MB unpacked); the "data" filter refuses absolute paths, links out of
     # dest and device files.
     dest.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(brotli.decompress(source.read_bytes()))) as archive:
+    buffer = io.BytesIO()
+    if not inflate_into(source, buffer):
+        raise ChromiumUnavailable(f"{source} is truncated")
+    buffer.seek(0)
+    with tarfile.open(fileobj=buffer) as archive:
         archive.extractall(dest, filter="data")
 
 

@@ -25,11 +25,15 @@ LAMBDA_FLAGS: tuple[str, ...] = (
     # With no sandbox (Lambda cannot provide one) the zygote's only job, forking pre-sandboxed renderers,
     # is moot; skipping it saves a process and start-up time.
     "--no-zygote",
-    # Lambda has no GPU. SwiftShader (shipped beside the binary) renders WebGL in software so pages that
-    # draw with WebGL are captured as they look, and running the GPU service in the browser process saves
-    # a process.
-    "--use-gl=angle",
-    "--use-angle=swiftshader",
+    # Lambda has no GPU. No GL switch: without a GPU Chromium composites pages with Skia's software
+    # rasteriser and runs WebGL on SwiftShader (shipped beside the binary), so pages that draw with WebGL
+    # are captured as they look. Forcing everything through SwiftShader (--use-gl=angle
+    # --use-angle=swiftshader, the flags before issue 12) cost every capture about a third more CPU, WebGL
+    # or not; --use-angle=swiftshader-webgl is about as fast (docs/benchmarks.md, "GL mode and capture
+    # time"). Current Chromium runs WebGL on SwiftShader only with this switch (Playwright passes it too;
+    # here so that WebGL does not depend on Playwright's list). Running the GPU service in the browser
+    # process saves a process.
+    "--enable-unsafe-swiftshader",
     "--in-process-gpu",
     "--ignore-gpu-blocklist",
     # Glyph hinting varies with FreeType settings; no hinting gives the same text rendering on every host.

@@ -20,6 +20,7 @@ import os
 import queue
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -44,8 +45,8 @@ _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 
 
 class BrowserHost:
-    """Owns the Playwright driver and the browser. Every method but `submit` and `kill_browser` runs on the
-    worker thread."""
+    """Owns the Playwright driver and the browser. Every method but `submit`, `warm_up` and `kill_browser`
+    runs on the worker thread."""
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = queue.SimpleQueue()
@@ -56,6 +57,9 @@ class BrowserHost:
         self._install: ChromiumInstall | None = None
         self._scratch: Path | None = None
         self.pid: int | None = None
+        # When each start-up step finished (time.monotonic(), a clock shared by all processes): for the
+        # cold-start benchmark (scripts/bench_cold.py) and the log.
+        self.milestones: dict[str, float] = {}
 
     # -- any thread --------------------------------------------------------------------------------------
 
@@ -107,21 +111,28 @@ class BrowserHost:
         assert self._browser is not None
         return self._browser.is_connected() and (self.pid is None or processes.is_alive(self.pid))
 
+    def warm_up(self, budget_ms: int) -> Future[Browser]:
+        """Start unpacking and launching now, without waiting: the browser functions call this at import
+        (webcapture.warm_start). A failure is only logged; the first request then tries again."""
+        future: Future[Browser] = Future()
+
+        def job() -> Browser:
+            # The budget is the launch's: unpacking first must not eat into it.
+            self._prepare()
+            return self.browser(Deadline(budget_ms))
+
+        self._jobs.put((job, future))
+        future.add_done_callback(_log_warm_up_failure)
+        return future
+
     def _launch(self, deadline: Deadline) -> Browser:
-        settings = get_settings()
-        if self._install is None:
-            self._install = resolve_chromium(settings)
-        scratch = self._scratch_dir(Path(settings.cache_dir))
-        if self._playwright is None:
-            # On Lambda the driver's Node ships compressed in the browser layer; unpack it (once).
-            ensure_playwright_node(settings)
-            self._playwright = _start_driver(scratch)
+        install, scratch, driver = self._prepare()
         proxy = egress.proxy_server()
         try:
-            browser = self._playwright.chromium.launch(
-                executable_path=str(self._install.executable),
+            browser = driver.chromium.launch(
+                executable_path=str(install.executable),
                 args=[*LAMBDA_FLAGS, *egress.chromium_args()],
-                env=_browser_env(self._install, scratch),
+                env=_browser_env(install, scratch),
                 proxy={"server": proxy} if proxy else None,
                 timeout=deadline.timeout_ms(),
                 # Lambda sends SIGTERM/SIGINT to the runtime, not to us; let shutdown() close the browser.
@@ -133,9 +144,33 @@ class BrowserHost:
             # A dead driver cannot launch anything; start a new one next time.
             self._stop_driver()
             raise
-        self._browser = browser
+        self._browser = self._mark("browser launched", browser)
         self.pid = processes.find_browser(scratch)
         return browser
+
+    def _prepare(self) -> tuple[ChromiumInstall, Path, Playwright]:
+        """What a launch needs: Chromium unpacked, the scratch folder, the driver running."""
+        settings = get_settings()
+        # Chromium unpacks on its own thread while this one unpacks Node and starts the driver: the two
+        # inflate at once (the decompressors release the GIL), and the driver's start overlaps Chromium's.
+        pending: Future[ChromiumInstall] | None = None
+        if self._install is None:
+            pending = _in_background(
+                lambda: self._mark("chromium unpacked", resolve_chromium(settings)), "webcapture-unpack"
+            )
+        scratch = self._scratch_dir(Path(settings.cache_dir))
+        if self._playwright is None:
+            # On Lambda the driver's Node ships compressed in the browser layer; unpack it (once).
+            self._mark("node unpacked", ensure_playwright_node(settings))
+            self._playwright = self._mark("driver started", _start_driver(scratch))
+        if pending is not None:
+            self._install = pending.result()
+        assert self._install is not None
+        return self._install, scratch, self._playwright
+
+    def _mark(self, step: str, result: T) -> T:
+        self.milestones.setdefault(step, time.monotonic())
+        return result
 
     def _scratch_dir(self, cache_dir: Path) -> Path:
         if self._scratch is None:
@@ -168,6 +203,24 @@ class BrowserHost:
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
+
+
+def _in_background(job: Callable[[], T], name: str) -> Future[T]:
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(job())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
+
+
+def _log_warm_up_failure(future: Future[Browser]) -> None:
+    if not future.cancelled() and (error := future.exception()) is not None:
+        log.warning("launching the browser at init failed (the first request retries): %r", error)
 
 
 def _start_driver(scratch: Path) -> Playwright:

@@ -1,11 +1,12 @@
-"""Playwright's Node.js: as installed, or unpacked once per container from the browser layer's node.br.
+"""Playwright's Node.js: as installed, or unpacked once per container from the browser layer's node.zst.
 
 Playwright's Python package drives the browser through a Node process (driver/node + driver/package). The
 wheel's Node is 150 MB, which does not fit Lambda's 250 MB (function + layers, unzipped) beside the Chromium
-pack, so the BrowserLayer ships it stripped and brotli-compressed as driver/node.br (scripts/
-pack_playwright_node.py). Here it is inflated into the cache dir (/tmp on Lambda) beside the unpacked
-Chromium, once per container, and Playwright is pointed at it with PLAYWRIGHT_NODEJS_PATH, which its driver
-lookup (playwright._impl._driver.compute_driver_executable) honours before its bundled binary.
+pack, so the BrowserLayer ships it stripped and zstandard-compressed as driver/node.zst (scripts/
+pack_playwright_node.py; a brotli node.br is read too). Here it is inflated into the cache dir (/tmp on
+Lambda) beside the unpacked Chromium, once per container, and Playwright is pointed at it with
+PLAYWRIGHT_NODEJS_PATH, which its driver lookup (playwright._impl._driver.compute_driver_executable)
+honours before its bundled binary.
 
 Where the wheel's own driver/node is present (a dev venv, CI), nothing happens.
 """
@@ -18,13 +19,12 @@ import os
 import time
 from pathlib import Path
 
-from webcapture.browser.unpack_once import inflate_brotli, unpack_once
+from webcapture.browser.unpack_once import inflate, packed_file, unpack_once
 from webcapture.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
 NODE_PATH_ENV = "PLAYWRIGHT_NODEJS_PATH"
-_PACKED = "node.br"
 
 
 class NodeUnavailable(RuntimeError):
@@ -45,9 +45,9 @@ def ensure_playwright_node(settings: Settings | None = None) -> Path | None:
     driver = playwright_driver_dir()
     if (driver / "node").is_file():
         return None
-    packed = driver / _PACKED
-    if not packed.is_file():
-        raise NodeUnavailable(f"Playwright at {driver} has neither node nor {_PACKED}")
+    packed = packed_file(driver, "node")
+    if packed is None:
+        raise NodeUnavailable(f"Playwright at {driver} has neither node nor node.zst")
     node = unpack_node(packed, Path((settings or get_settings()).cache_dir))
     os.environ[NODE_PATH_ENV] = str(node)
     return node
@@ -76,15 +76,15 @@ def unpack_node(packed: Path, cache_dir: Path) -> Path:
 
 
 def _packed_key(packed: Path) -> str:
-    # Playwright's version and the file's size identify a build cheaply; hashing 34 MB on every cold start
-    # would not be cheap.
+    # Playwright's version and the file's name and size identify a build cheaply; hashing 34 MB on every
+    # cold start would not be cheap.
     from playwright._repo_version import version
 
-    digest = hashlib.sha256(f"{version}:{packed.stat().st_size}".encode())
+    digest = hashlib.sha256(f"{version}:{packed.name}:{packed.stat().st_size}".encode())
     return digest.hexdigest()[:12]
 
 
 def _inflate(packed: Path, staging: Path) -> None:
-    if not inflate_brotli(packed, staging / "node"):
+    if not inflate(packed, staging / "node"):
         raise NodeUnavailable(f"{packed} is truncated")
     (staging / "node").chmod(0o755)

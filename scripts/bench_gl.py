@@ -1,0 +1,180 @@
+"""`make bench-gl`: Chromium's GL mode against capture time, and whether WebGL still draws.
+
+Lambda has no GPU. How Chromium renders without one is a launch flag, and it costs every capture:
+    angle/swiftshader   --use-gl=angle --use-angle=swiftshader: the whole compositor runs on SwiftShader,
+                        a GPU emulated on the CPU (the flags before issue 12)
+    swiftshader-webgl   --use-angle=swiftshader-webgl: SwiftShader for WebGL only; the page is composited
+                        by Skia's software rasteriser
+    default             no GL flag: what Playwright launches (it adds --enable-unsafe-swiftshader, so WebGL
+                        falls back to SwiftShader)
+Every other flag is webcapture's (launch_flags.LAMBDA_FLAGS). Raw Playwright on the pinned Chromium, one
+browser per mode, a fresh context per capture as the service makes; modes run in turns (a, b, c, a, ...)
+so other load falls on all alike. Pages: plain.html (1280x800), tall.html (a 1280x3000 full page) and
+webgl.html (a canvas drawn by WebGL: its pixels tell whether WebGL drew). Besides the wall time, the CPU
+time the browser's processes spent per capture (its own, its live children's and its reaped renderers'),
+which other load on the machine does not inflate.
+
+    python scripts/bench_gl.py [--runs 15] [--write-docs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from playwright.sync_api import Browser, sync_playwright  # noqa: E402
+
+from tests.support.fixture_server import get_server, stop_server  # noqa: E402
+from tests.unit.test_browser_screenshot import decode_png  # noqa: E402
+from webcapture.browser import processes  # noqa: E402
+from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
+from webcapture.browser.launch_flags import LAMBDA_FLAGS  # noqa: E402
+
+DOC = REPO / "docs" / "benchmarks.md"
+START, END = "<!-- gl:start -->", "<!-- gl:end -->"
+_GL = ("--use-gl=angle", "--use-angle=swiftshader", "--use-angle=swiftshader-webgl")
+_BASE = tuple(flag for flag in LAMBDA_FLAGS if flag not in _GL)
+MODES: dict[str, tuple[str, ...]] = {
+    "angle/swiftshader": (*_BASE, "--use-gl=angle", "--use-angle=swiftshader"),
+    "swiftshader-webgl": (*_BASE, "--use-angle=swiftshader-webgl"),
+    "default": _BASE,
+}
+PAGES = {"plain.html": False, "tall.html": True, "webgl.html": False}  # page: full page?
+TEAL, MAGENTA = (0, 128, 128), (255, 0, 255)
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of pid, its reaped children (renderers of closed contexts) and its live descendants."""
+    def fields(one: int) -> list[str]:
+        try:
+            stat = Path(f"/proc/{one}/stat").read_text()
+        except OSError:
+            return []
+        return stat[stat.rindex(")") + 2 :].split()
+
+    own = fields(pid)
+    ticks = sum(int(own[i]) for i in (11, 12, 13, 14)) if own else 0  # utime, stime, cutime, cstime
+    for child in processes.descendants(pid):
+        theirs = fields(child)
+        ticks += sum(int(theirs[i]) for i in (11, 12)) if theirs else 0
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def browser_pid(marker: str) -> int:
+    for pid in processes.descendants(os.getpid()):
+        args = processes.cmdline(pid)
+        if marker in args and not any(a.startswith("--type=") for a in args):
+            return pid
+    raise SystemExit(f"no browser with {marker}")
+
+
+def capture(browser: Browser, url: str, full_page: bool) -> bytes:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(url, wait_until="load")
+        image: bytes = page.screenshot(full_page=full_page)
+        return image
+    finally:
+        context.close()
+
+
+def webgl_draws(image: bytes) -> bool:
+    """The canvas's teal clear colour and the shader's magenta square, where webgl.html puts them."""
+    pixels = decode_png(image)
+    return pixels.at(20, 20)[:3] == TEAL and pixels.at(200, 150)[:3] == MAGENTA
+
+
+def measure(runs: int) -> dict[str, Any]:
+    install = resolve_chromium()
+    server = get_server()
+    env: dict[str, str | float | bool] = {**os.environ, **install.env}
+    results: dict[str, Any] = {"ms": {}, "cpu_ms": {}, "webgl": {}}
+    with sync_playwright() as playwright:
+        # The marker (a switch Chromium ignores) finds each mode's browser process.
+        browsers = {mode: playwright.chromium.launch(executable_path=str(install.executable), env=env,
+                                                      args=[*flags, f"--webcapture-gl-mode={index}"])
+                    for index, (mode, flags) in enumerate(MODES.items())}
+        pids = {mode: browser_pid(f"--webcapture-gl-mode={index}") for index, mode in enumerate(MODES)}
+        try:
+            for mode, browser in browsers.items():
+                results["webgl"][mode] = webgl_draws(capture(browser, server.url("/webgl.html"), False))
+            for name, full_page in PAGES.items():
+                url = server.url(f"/{name}")
+                samples: dict[str, list[float]] = {mode: [] for mode in MODES}
+                cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
+                for round_ in range(runs + 2):
+                    for mode, browser in browsers.items():
+                        started, cpu_before = time.perf_counter(), tree_cpu_s(pids[mode])
+                        capture(browser, url, full_page)
+                        if round_ >= 2:  # two warm-up rounds
+                            samples[mode].append(time.perf_counter() - started)
+                            cpu[mode].append(tree_cpu_s(pids[mode]) - cpu_before)
+                results["ms"][name] = {mode: statistics.median(v) * 1000 for mode, v in samples.items()}
+                results["cpu_ms"][name] = {mode: statistics.mean(v) * 1000 for mode, v in cpu.items()}
+        finally:
+            for browser in browsers.values():
+                browser.close()
+            stop_server()
+    return results
+
+
+def report(results: dict[str, Any], runs: int) -> str:
+    modes = list(MODES)
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    rows = [
+        "## GL mode and capture time",
+        "",
+        f"`python scripts/bench_gl.py` on {os.cpu_count()} cores, {cpu}: raw Playwright on the pinned "
+        "Chromium with webcapture's flags but the GL mode, a fresh context per capture, modes in turns; "
+        f"medians of {runs}. Ratios are to today's `angle/swiftshader`.",
+        "",
+        "| page | " + " | ".join(f"`{mode}`" for mode in modes) + " |",
+        "|---|" + "---:|" * len(modes),
+    ]
+    for key, label in (("ms", "wall, median"), ("cpu_ms", "browser CPU, mean")):
+        for name, by_mode in results[key].items():
+            base = by_mode[modes[0]]
+            cells = [f"{by_mode[mode]:.0f} ms"
+                     + ("" if mode == modes[0] else f" ({by_mode[mode] / base:.2f}x)")
+                     for mode in modes]
+            rows.append(f"| `{name}` ({label}) | " + " | ".join(cells) + " |")
+    rows.append("| WebGL draws (`webgl.html`'s pixels) | "
+                + " | ".join("yes" if results["webgl"][mode] else "**no**" for mode in modes) + " |")
+    return "\n".join([START, *rows, END])
+
+
+def write_docs(section: str) -> None:
+    text = DOC.read_text()
+    if START in text and END in text:
+        text = text[: text.index(START)] + section + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    DOC.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--write-docs", action="store_true")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("WEBCAPTURE_EGRESS_ALLOW", "127.0.0.0/8")
+    section = report(measure(args.runs), args.runs)
+    print(section)
+    if args.write_docs:
+        write_docs(section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
