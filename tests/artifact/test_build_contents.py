@@ -72,6 +72,14 @@ def test_main_content_library_is_the_version_the_suite_tests(build_dir: Path) ->
     assert not (python / "dateparser").exists()
 
 
+
+def test_the_layers_share_no_package(build_dir: Path) -> None:
+    """Both layers land in /opt/python: a package in both would be one version's files over the other's."""
+    shared = {path.name for path in (build_dir / "SharedLayer" / "python").iterdir()}
+    browser = {path.name for path in (build_dir / "BrowserLayer" / "python").iterdir()}
+    assert not (shared & browser) - {"__pycache__"}
+
+
 def test_shared_layer_pins_are_the_versions_the_suite_tests() -> None:
     for line in (REPO_ROOT / "layers/shared/requirements.txt").read_text().splitlines():
         match = re.match(r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)$", line.strip())

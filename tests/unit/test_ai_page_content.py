@@ -92,6 +92,7 @@ def test_a_small_article_does_not_replace_the_page() -> None:
     )
     page = page_to_markdown(html, "https://e.example/", 0)
     assert page.title == "Product X | Shop"  # the model reads the title beside the content
+    assert "Product X" in page.markdown
     assert "Specs and price 10 EUR." in page.markdown
     assert "Great product" in page.markdown
 

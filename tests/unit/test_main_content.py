@@ -27,6 +27,20 @@ def test_a_short_product_page_keeps_its_name_price_and_specs() -> None:
         assert chrome not in markdown
 
 
+def test_a_short_page_keeps_its_headline() -> None:
+    # trafilatura takes a leading <h1> for the title and leaves it out; on a short page it is the name.
+    html = "<body><div><h1>Product X</h1><p>Price 10 EUR.</p><p>Weight 5 kg.</p></div></body>"
+    assert main_content_markdown(html, "https://e.example/") == "# Product X\n\nPrice 10 EUR.\n\nWeight 5 kg."
+
+
+def test_an_article_does_not_get_its_headline_twice() -> None:
+    story = "".join(f"<p>Paragraph {i} of the story, with enough words to count as text.</p>" for i in range(30))
+    html = f"<body><article><h1>The story</h1>{story}</article></body>"
+    markdown = main_content_markdown(html, "https://news.example/story")
+    assert markdown.count("The story") <= 1
+    assert "Paragraph 29 of the story" in markdown
+
+
 def test_the_full_page_keeps_the_boilerplate_and_images() -> None:
     markdown = full_page_markdown(SHOP_PAGE, SHOP_URL)
     assert "# Aurora X2 Espresso Machine" in markdown
