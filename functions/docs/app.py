@@ -5,14 +5,14 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, entry_point, json_document, static
+from webcapture.api import create_public_resolver, entry_point, json_document, static
 from webcapture.observability import tracer
 from webcapture.openapi.docs_page import DOCS_HTML, asset
 from webcapture.openapi.document import openapi_document
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 
-app = create_resolver()
+app = create_public_resolver()
 
 
 @app.get("/v1/openapi.json")

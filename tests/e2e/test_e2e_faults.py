@@ -117,7 +117,11 @@ def proxy(moto: Moto) -> Iterator[AwsFaultProxy]:
 
 @pytest.fixture(scope="module")
 def faulty_api(proxy: AwsFaultProxy) -> Iterator[LocalApi]:
-    api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8", "WEBCAPTURE_REQUEST_BUDGET_MS": "15000"},
+    # No warm start: the only browsers under this stack are the ones its screenshot requests launch, so the
+    # tests can tell which one to kill and count what is left (each browser function would otherwise launch
+    # one at init).
+    api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8", "WEBCAPTURE_REQUEST_BUDGET_MS": "15000",
+                           "WEBCAPTURE_WARM_START": "0"},
                           extra_args=["--aws-endpoint", proxy.endpoint, "--max-containers", "2"])
     yield api
     api.stop()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -13,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import requests
+
+from webcapture.browser import processes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,12 +43,43 @@ class LocalApi:
         return requests.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
 
     def stop(self) -> None:
+        family = _descendants(self.process.pid)
         self.process.terminate()
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        _end(family)
+
+
+def _descendants(root: int) -> list[int]:
+    found, todo = [], [root]
+    while todo:
+        for child in processes.children(todo.pop()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _end(family: list[int]) -> None:
+    """What the stack started (containers, fork server, Chromium) is orphaned when it exits; the test process
+    is a child subreaper (webcapture.browser.processes), so the orphans come to it: kill them and reap them,
+    or they stay as zombies in a test that counts this process's children."""
+    for pid in family:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    give_up = time.monotonic() + 10
+    left = set(family)
+    while left and time.monotonic() < give_up:
+        for pid in list(left):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # not ours (yet, or reaped by its own parent)
+                done = pid if processes.state(pid) in (None, "X") else 0
+            if done:
+                left.discard(pid)
+        time.sleep(0.05)
 
 
 def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int = 1000,

@@ -131,15 +131,43 @@ def _answer(app: APIGatewayRestResolver, next_middleware: NextMiddleware, reques
     return response
 
 
-def create_resolver() -> APIGatewayRestResolver:
+def _public_middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
+    """The contract's envelope and request id for routes without credentials: no caller, nothing metered
+    or counted (so a public function needs no access to the keys table)."""
+    request_id = request_id_of(app.current_event.raw_event)
+    logger.set_correlation_id(request_id)
+    try:
+        response = next_middleware(app)
+    except ApiError as exc:
+        response = error_response(exc, request_id)
+    except Exception:
+        logger.exception("unhandled error")
+        metrics.add_metric(name="InternalErrors", unit="Count", value=1)
+        response = error_response(ApiError(), request_id)
+    response.headers[REQUEST_ID_HEADER] = request_id
+    return response
+
+
+def _resolver(middleware: Callable[[APIGatewayRestResolver, NextMiddleware], Response[Any]],
+              ) -> APIGatewayRestResolver:
     app = APIGatewayRestResolver()
-    app.use(middlewares=[_contract_middleware])
+    app.use(middlewares=[middleware])
 
     @app.not_found
     def _not_found(_exc: NotFoundError) -> Response[str]:
         return error_response(NotFound(), request_id_of(app.current_event.raw_event))
 
     return app
+
+
+def create_resolver() -> APIGatewayRestResolver:
+    """The resolver every authenticated function uses: envelopes, request id, metering's request count."""
+    return _resolver(_contract_middleware)
+
+
+def create_public_resolver() -> APIGatewayRestResolver:
+    """For routes served without credentials (the docs): envelopes and request id only."""
+    return _resolver(_public_middleware)
 
 
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]

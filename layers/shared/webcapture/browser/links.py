@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.models.requests import LinksRequest
+from webcapture.operations.text_answers import well_formed
 
 # Walks the document in order; a same-origin frame's links take the frame element's place in that order
 # (a cross-origin frame's contentDocument is null and is skipped). Returns [url, text, internal, ...] flat.
@@ -97,7 +98,8 @@ def collect_links(request: LinksRequest) -> Links:
     def extract(loaded: LoadedPage) -> Links:
         flat = json.loads(loaded.page.evaluate(_EXTRACT_JS))
         links = tuple(
-            Link(url=flat[i], text=flat[i + 1], internal=bool(flat[i + 2]))
+            # A page's strings may hold half a surrogate pair, which UTF-8 (the answer, its size) cannot.
+            Link(url=well_formed(flat[i]), text=well_formed(flat[i + 1]), internal=bool(flat[i + 2]))
             for i in range(0, len(flat), 3)
             if request.includeExternal or flat[i + 2]
         )

@@ -162,4 +162,7 @@ def _wait_for_selector(page: Page, control: PageControl, deadline: Deadline, war
 
 def is_selector_error(exc: PlaywrightError) -> bool:
     message = exc.message or str(exc)
-    return "is not a valid selector" in message or "SyntaxError" in message or "Unexpected token" in message
+    # The browser's own words (querySelector) and Playwright's selector parser's ("Error while parsing css
+    # selector": wait_for_selector parses it first, e.g. "0").
+    return any(words in message for words in ("is not a valid selector", "SyntaxError", "Unexpected token",
+                                              "Error while parsing css selector"))

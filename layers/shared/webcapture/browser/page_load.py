@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.models.page_control import PageControl
+from webcapture.operations.text_answers import well_formed
 from webcapture.settings import get_settings
 
 
@@ -48,12 +49,15 @@ _REMOVE_INVISIBLE_JS = """
 # whatever the cut leaves open.
 _SERIALIZE_JS = """
 (limit) => {
-  for (const element of document.querySelectorAll(
-      "script, style, noscript, template, svg, canvas, iframe, frame, frameset, object, embed")) {
+  // On a detached copy: removing styles from the live page would move its layout, and lazy images
+  // that came into view would load (and the page would no longer be the one captured).
+  const root = document.documentElement ? document.documentElement.cloneNode(true) : null;
+  for (const element of root ? root.querySelectorAll(
+      "script, style, noscript, template, svg, canvas, iframe, frame, frameset, object, embed") : []) {
     element.remove();
   }
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
-  const html = doctype + (document.documentElement ? document.documentElement.outerHTML : "");
+  const html = doctype + (root ? root.outerHTML : "");
   return {html: html.length > limit ? html.slice(0, limit) : html, length: html.length};
 }
 """
@@ -71,7 +75,9 @@ def load_page(url: str, wait_time_ms: int, control: PageControl | None = None) -
         if length > limit:
             warnings += (f"The page's HTML ({length} characters) exceeds the limit of {limit} characters; "
                          f"only its first {limit} characters were read",)
-        return PageSnapshot(html=str(serialized["html"]), final_url=page.url, status_code=loaded.status_code,
-                            title=page.title(), warnings=warnings)
+        # A lone surrogate from the page's scripts becomes U+FFFD here, whatever parses it next.
+        return PageSnapshot(html=well_formed(str(serialized["html"])), final_url=page.url,
+                            status_code=loaded.status_code, title=well_formed(page.title()),
+                            warnings=warnings)
 
     return with_loaded_page(url, wait_time_ms, snapshot, control=control)

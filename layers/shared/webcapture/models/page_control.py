@@ -124,7 +124,8 @@ class Cookie(StrictModel):
     secure: bool | None = None
     httpOnly: bool | None = None
     sameSite: Literal["Strict", "Lax", "None"] | None = None
-    expires: Annotated[float, Field(strict=False, ge=0)] | None = None  # Unix seconds; an int is fine
+    # Unix seconds; strict float still takes an int and refuses true/false (lax would read them as 1/0).
+    expires: Annotated[float, Field(ge=0)] | None = None
 
 
 class Credentials(StrictModel):
