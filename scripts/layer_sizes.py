@@ -228,9 +228,10 @@ def cold_start_section() -> list[str]:
         "",
         "Each built handler as `make test`'s artefact tests run it (tests/artifact): a fresh python3.12 "
         "process with only the function and its layers on its path, on this machine under the test "
-        "suite's load. For the browser functions the first invocation includes unpacking Chromium and "
-        "Node, launching the browser and one capture of a loopback page; the others answer against "
-        "moto's server.",
+        "suite's load. The browser functions start unpacking Chromium and Node and launching the browser "
+        "at import (webcapture.warm_start), in the background: what of it the import does not cover, the "
+        "first invocation (one capture of a loopback page) waits for; the others answer against moto's "
+        "server.",
         "",
         table,
     ]
