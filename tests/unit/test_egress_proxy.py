@@ -33,6 +33,7 @@ from tests.support.egress_client import (
 from tests.support.egress_names import CANARY, EXAMPLE_PUBLIC, PUBLIC, ProxyUnderTest
 from tests.support.egress_resolvers import MapResolver
 from tests.support.egress_servers import Servers
+from webcapture.browser.lifecycle import shutdown_browser
 from webcapture.egress import (
     EGRESS_HEADER,
     EgressProxy,
@@ -442,8 +443,12 @@ def test_traffic_keeps_a_tunnel_alive_past_the_idle_timeout(
 
 @pytest.fixture
 def default_proxy() -> Iterator[None]:
+    # A browser this process launched earlier keeps the proxy it was launched with: shut it down with the
+    # proxy, so browser tests that run later launch one on the new proxy instead of a port nobody serves.
+    shutdown_browser()
     stop_proxy_server()
     yield
+    shutdown_browser()
     stop_proxy_server()
 
 
