@@ -9,16 +9,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import (
-    binary,
-    create_resolver,
-    current_caller,
-    entry_point,
-    request_body,
-    see_other,
-    success,
-)
-from webcapture.browser.pdf import CONTENT_TYPE
+from webcapture.api import create_resolver, current_caller, entry_point, file_response, request_body
 from webcapture.credits import Operation
 from webcapture.models.requests import PdfRequest
 from webcapture.observability import tracer
@@ -32,11 +23,7 @@ app = create_resolver()
 def pdf() -> Response[Any]:
     request = request_body(app, PdfRequest)
     answer = capture_pdf(current_caller(app), request, app.current_event.headers.get("Accept"))
-    if answer.form == "binary":
-        return binary(app, answer.document, CONTENT_TYPE, answer.warnings)
-    if answer.form == "redirect":
-        return see_other(app, answer.location, answer.data or {}, Operation.PDF)
-    return success(app, answer.data or {}, Operation.PDF)
+    return file_response(app, answer, Operation.PDF)
 
 
 lambda_handler = entry_point(app)

@@ -9,15 +9,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import (
-    binary,
-    create_resolver,
-    current_caller,
-    entry_point,
-    request_body,
-    see_other,
-    success,
-)
+from webcapture.api import create_resolver, current_caller, entry_point, file_response, request_body
 from webcapture.credits import Operation
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
@@ -31,11 +23,7 @@ app = create_resolver()
 def screenshot() -> Response[Any]:
     request = request_body(app, ScreenshotRequest)
     answer = capture_screenshot(current_caller(app), request, app.current_event.headers.get("Accept"))
-    if answer.form == "binary":
-        return binary(app, answer.image, answer.content_type, answer.warnings)
-    if answer.form == "redirect":
-        return see_other(app, answer.location, answer.data or {}, Operation.SCREENSHOT)
-    return success(app, answer.data or {}, Operation.SCREENSHOT)
+    return file_response(app, answer, Operation.SCREENSHOT)
 
 
 lambda_handler = entry_point(app)

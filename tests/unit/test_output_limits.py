@@ -10,7 +10,7 @@ import pytest
 
 from webcapture.browser.pdf import count_pages
 from webcapture.envelopes import success_body
-from webcapture.operations.take_screenshot import prefers_json
+from webcapture.operations.file_answers import prefers_json
 from webcapture.operations.text_answers import fit_text
 from webcapture.response_limits import (
     ENVELOPE_ALLOWANCE,

@@ -27,8 +27,9 @@ from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
 from webcapture.observability import logger, metrics, tracer
-from webcapture.operations.text_answers import well_formed
+from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
+from webcapture.unicode_text import well_formed
 from webcapture.validation import parse_json_body, validate_request
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -231,6 +232,15 @@ def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
     body = success_body(data, request_id(app), cost_of(operation))
     headers = {"Location": location, **warning_headers([data["warning"]] if data.get("warning") else [])}
     return Response(303, content_types.APPLICATION_JSON, _json(body), headers=headers)
+
+
+def file_response(app: APIGatewayRestResolver, answer: FileAnswer, operation: Operation) -> Response[Any]:
+    """A screenshot's or a PDF's answer in the form operations.file_answers chose."""
+    if answer.form == "binary":
+        return binary(app, answer.body, answer.content_type, answer.warnings)
+    if answer.form == "redirect":
+        return see_other(app, answer.location, answer.data or {}, operation)
+    return success(app, answer.data or {}, operation)
 
 
 def json_document(document: dict[str, Any]) -> Response[str]:

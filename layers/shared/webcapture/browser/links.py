@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.models.requests import LinksRequest
-from webcapture.operations.text_answers import well_formed
+from webcapture.unicode_text import well_formed
 
 # Walks the document in order; a same-origin frame's links take the frame element's place in that order
 # (a cross-origin frame's contentDocument is null and is skipped). Returns [url, text, internal, ...] flat.

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.models.page_control import PageControl
-from webcapture.operations.text_answers import well_formed
 from webcapture.settings import get_settings
+from webcapture.unicode_text import well_formed
 
 
 @dataclass(frozen=True)

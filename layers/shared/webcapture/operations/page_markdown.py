@@ -5,15 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from webcapture import egress
-from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.page_load import load_page
 from webcapture.content.main_content import full_page_markdown, main_content_markdown
 from webcapture.credits import Operation, cost_of
-from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import MarkdownRequest
-from webcapture.operations.text_answers import fit_text
+from webcapture.operations.text_answers import page_text_answer
 
 
 def markdown_of(html: str, url: str, only_main_content: bool) -> str:
@@ -27,11 +25,6 @@ def page_markdown(caller: Caller, request: MarkdownRequest) -> dict[str, Any]:
     with metered(caller, cost_of(Operation.MARKDOWN)):
         page = load_page(request.url, request.waitTime, request)
         markdown = markdown_of(page.html, page.final_url, request.onlyMainContent)
-        metadata: dict[str, Any] = {
-            "url": page.final_url,
-            "title": page.title,
-            "statusCode": page.status_code,
-            "timestamp": utc_timestamp(),
-            "requestedUrl": request.url,
-        }
-        return with_warnings(fit_text("markdown", markdown, metadata, "Markdown"), page.warnings)
+        return page_text_answer("markdown", markdown, "Markdown", final_url=page.final_url, title=page.title,
+                                status_code=page.status_code, requested_url=request.url,
+                                warnings=page.warnings)

@@ -1,14 +1,11 @@
 """POST /v1/web/pdf (CONTRACT 15): print, answer as bytes, JSON, or a 303 to the stored file.
 
-The three forms are the screenshot's (CONTRACT 7), decided the same way: `base64: true` or an Accept that
-prefers JSON stores the PDF; bytes that would not fit inline are stored and answered with a 303.
+The three forms are the screenshot's (CONTRACT 7), decided by the same code: operations.file_answers.
 """
 
 from __future__ import annotations
 
-import base64
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from webcapture import egress
 from webcapture.answer_warnings import with_warnings
@@ -18,19 +15,9 @@ from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import PdfRequest
-from webcapture.operations.take_screenshot import prefers_json
-from webcapture.operations.text_answers import well_formed
-from webcapture.response_limits import fits_inline_base64
+from webcapture.operations.file_answers import FileAnswer, MadeFile, answer_with_file
 from webcapture.stored_files import PDFS, store_file
-
-
-@dataclass(frozen=True)
-class PdfAnswer:
-    form: Literal["binary", "json", "redirect"]
-    document: bytes = b""
-    data: dict[str, Any] | None = None
-    location: str = ""
-    warnings: tuple[str, ...] = ()  # the binary form's X-Webcapture-Warning (JSON forms: data.warning)
+from webcapture.unicode_text import well_formed
 
 
 def _metadata(pdf: Pdf) -> dict[str, Any]:
@@ -54,22 +41,10 @@ def _stored_data(caller: Caller, pdf: Pdf) -> dict[str, Any]:
                          pdf.warnings)
 
 
-def capture_pdf(caller: Caller, request: PdfRequest, accept: str | None) -> PdfAnswer:
+def capture_pdf(caller: Caller, request: PdfRequest, accept: str | None) -> FileAnswer:
     egress.check_target(request.url)  # refused targets cost nothing
     with metered(caller, cost_of(Operation.PDF)):
         pdf = print_pdf(request)
-        if request.base64:
-            data = _stored_data(caller, pdf)
-            if fits_inline_base64(pdf.size):
-                data = {"pdf": base64.b64encode(pdf.document).decode(), **data}
-            else:
-                data = with_warnings(
-                    data, ["The PDF is too large to return inline; fetch it from permanentUrl."]
-                )
-            return PdfAnswer("json", data=data)
-        if prefers_json(accept, CONTENT_TYPE):
-            return PdfAnswer("json", data=_stored_data(caller, pdf))
-        if fits_inline_base64(pdf.size):
-            return PdfAnswer("binary", document=pdf.document, warnings=pdf.warnings)
-        data = _stored_data(caller, pdf)
-        return PdfAnswer("redirect", data=data, location=data["permanentUrl"])
+        return answer_with_file(MadeFile(pdf.document, CONTENT_TYPE, "pdf", pdf.warnings),
+                                wants_base64=request.base64, accept=accept, binary_type=CONTENT_TYPE,
+                                store=lambda: _stored_data(caller, pdf))

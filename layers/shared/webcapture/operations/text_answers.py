@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from webcapture.answer_warnings import with_warnings
+from webcapture.envelopes import utc_timestamp
 from webcapture.response_limits import cut_text_to_fit, response_budget, text_response_size
-
-
-def well_formed(text: str) -> str:
-    """`text` with any lone surrogate replaced by U+FFFD.
-
-    A page's strings are JavaScript strings, which may hold half a surrogate pair; UTF-8 cannot, so one such
-    character would make the whole answer unwritable.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # UTF-16 joins the well-formed pairs back into one character and replaces only the lone halves.
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
+from webcapture.unicode_text import well_formed
 
 
 def fit_text(field: str, text: str, metadata: dict[str, Any], what: str) -> dict[str, Any]:
@@ -36,3 +26,16 @@ def fit_text(field: str, text: str, metadata: dict[str, Any], what: str) -> dict
         data["warning"] = (f"The {what} was cut after {len(kept):,} of {len(text):,} characters, "
                            "as much as fits in one response.")
     return data
+
+
+def page_text_answer(field: str, text: str, what: str, *, final_url: str, title: str, status_code: int | None,
+                     requested_url: str, warnings: Sequence[str]) -> dict[str, Any]:
+    """The `data` of /markdown and /content: the text under `field`, cut to fit, with the page's metadata."""
+    metadata: dict[str, Any] = {
+        "url": final_url,
+        "title": title,
+        "statusCode": status_code,
+        "timestamp": utc_timestamp(),
+        "requestedUrl": requested_url,
+    }
+    return with_warnings(fit_text(field, text, metadata, what), warnings)
