@@ -5,8 +5,12 @@ process, invocation after invocation, as one warm Lambda container would: meteri
 (its own process, so its memory is not counted here), the egress proxy, one Chromium reused throughout.
 At every checkpoint it records the handler process's RSS, the RSS of all Chromium processes together,
 Playwright's driver, open file descriptors, the bytes under the browser's scratch folder and the
-system temp folder, and the processes under this one. At the end it shuts the browser down and checks that
-no process is left. The target: memory flat (within 10%) between the first checkpoint and the last.
+system temp folder, and the processes under this one. Between checkpoints the RSS figures are also read
+every 25 screenshots (just before each recycle of the driver and browser, webcapture.browser.lifecycle), and
+the highest of each is reported with the checkpoint, so a recycle right before a checkpoint cannot hide
+growth. Every sample waits until the browser's worker is idle (a recycle has finished). At the end it shuts
+the browser down and checks that no process is left. The target: memory flat (within 10%) from the 1,000th
+screenshot to the last.
 
     python scripts/soak.py [--count 10000] [--checkpoint 1000] [--write-docs docs/benchmarks.md]
 """
@@ -61,6 +65,14 @@ class Sample:
     processes: int
     zombies: int
     seconds: float
+    # The highest RSS seen since the previous checkpoint (sampled every PEAK_EVERY screenshots), in KB.
+    handler_peak_kb: int = 0
+    chromium_peak_kb: int = 0
+    driver_peak_kb: int = 0
+    recycles: int = 0
+
+
+PEAK_EVERY = 25
 
 
 def free_port() -> int:
@@ -110,15 +122,33 @@ def comm(pid: int) -> str:
         return ""
 
 
-def sample(done: int, started: float, scratch_root: Path, executable: str, moto_pid: int) -> Sample:
-    """One checkpoint. Chromium's processes are told by their command name (the browser, its zygotes,
-    renderers and utilities all run the one executable); moto's server, our own child, is left out."""
+def wait_idle() -> None:
+    """Until the browser's worker has finished what it does between requests (a recycle)."""
+    from webcapture.browser import lifecycle
+
+    lifecycle.host().submit(lambda: None, wait_s=120)
+
+
+def memory(executable: str, moto_pid: int) -> tuple[int, int, int]:
+    """RSS in KB of this process, of all Chromium processes together, and of the driver."""
     from webcapture.browser import processes
 
     tree = [pid for pid in processes.descendants(os.getpid()) if pid != moto_pid]
     chromium = [pid for pid in tree if comm(pid) == executable[:15]]
     drivers = [pid for pid in tree if pid not in chromium]
+    return rss_kb(os.getpid()), sum(rss_kb(pid) for pid in chromium), sum(rss_kb(pid) for pid in drivers)
+
+
+def sample(done: int, started: float, scratch_root: Path, executable: str, moto_pid: int) -> Sample:
+    """One checkpoint. Chromium's processes are told by their command name (the browser, its zygotes,
+    renderers and utilities all run the one executable); moto's server, our own child, is left out."""
+    from webcapture.browser import lifecycle, processes
+
+    tree = [pid for pid in processes.descendants(os.getpid()) if pid != moto_pid]
+    chromium = [pid for pid in tree if comm(pid) == executable[:15]]
+    drivers = [pid for pid in tree if pid not in chromium]
     return Sample(
+        recycles=lifecycle.host().recycles,
         done=done,
         handler_rss_kb=rss_kb(os.getpid()),
         chromium_rss_kb=sum(rss_kb(pid) for pid in chromium),
@@ -172,6 +202,9 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         scratch_root /= processes.scratch_name(os.getpid())
         samples: list[Sample] = []
         failures: dict[str, int] = {}
+        reasons: dict[str, int] = {}
+        peaks = [0, 0, 0]
+        executable = resolve_chromium(get_settings()).executable.name
         started = time.monotonic()
         for done in range(1, count + 1):
             context = LambdaContext("ScreenshotFunction", 2048, time.monotonic() + 30, str(uuid.uuid4()),
@@ -180,10 +213,21 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
             if answer.get("statusCode") != 200:
                 code = str(answer.get("statusCode"))
                 failures[code] = failures.get(code, 0) + 1
+                reason = f"{code} {error_of(answer)}"
+                reasons[reason] = reasons.get(reason, 0) + 1
+                print(json.dumps({"done": done, "failed": reason}), flush=True)
+            if (done + 1) % PEAK_EVERY == 0:
+                wait_idle()
+                peaks = [max(old, new) for old, new in zip(peaks, memory(executable, moto.pid), strict=True)]
             if done == 1 or done % checkpoint == 0 or done == count:
-                executable = resolve_chromium(get_settings()).executable.name
-                samples.append(sample(done, started, scratch_root, executable, moto.pid))
-                print(json.dumps(samples[-1].__dict__), flush=True)
+                wait_idle()
+                point = sample(done, started, scratch_root, executable, moto.pid)
+                now = (point.handler_rss_kb, point.chromium_rss_kb, point.driver_rss_kb)
+                point.handler_peak_kb, point.chromium_peak_kb, point.driver_peak_kb = (
+                    max(pair) for pair in zip(peaks, now, strict=True))
+                peaks = [0, 0, 0]
+                samples.append(point)
+                print(json.dumps(point.__dict__), flush=True)
         from webcapture.auth.api_keys import find_by_key
 
         record = find_by_key(key)
@@ -197,7 +241,9 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         while ours() and time.monotonic() < deadline:
             time.sleep(0.1)
         leftover = ours()
-        summary = {"failures": failures, "credits_spent": spent, "leaked_processes": len(leftover),
+        summary = {"failures": failures, "reasons": reasons, "credits_spent": spent,
+                   "recycle_after": get_settings().browser_recycle_after,
+                   "recycles": samples[-1].recycles, "leaked_processes": len(leftover),
                    "leaked": [" ".join(processes.cmdline(pid))[:120] for pid in leftover],
                    "scratch_after_kb": folder_kb(scratch_root)}
         return samples, summary
@@ -207,6 +253,14 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         moto.wait(timeout=10)
 
 
+def error_of(answer: dict[str, Any]) -> str:
+    try:
+        error = json.loads(answer.get("body") or "{}").get("error") or {}
+    except ValueError:
+        return "(no JSON body)"
+    return f"{error.get('code')}: {error.get('message')}"
+
+
 def change(first: int, last: int) -> str:
     return f"{(last - first) / first * 100:+.1f}%" if first else "n/a"
 
@@ -214,32 +268,51 @@ def change(first: int, last: int) -> str:
 def report(samples: list[Sample], summary: dict[str, Any], count: int) -> str:
     base = next((s for s in samples if s.done >= 1000), samples[0])
     last = samples[-1]
-    rows = ["| screenshots | handler RSS MB | Chromium RSS MB (processes) | driver RSS MB | open fds "
-            "| scratch (TMPDIR) KB | processes (zombies) | seconds |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    after = [s for s in samples if s.done > base.done]
+    rows = ["| screenshots | handler RSS MB (peak) | Chromium RSS MB (peak; processes) "
+            "| driver RSS MB (peak) | recycles | open fds | scratch (TMPDIR) KB | processes (zombies) "
+            "| seconds |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in samples:
-        rows.append(f"| {s.done:,} | {s.handler_rss_kb / 1024:.1f} | {s.chromium_rss_kb / 1024:.1f} "
-                    f"({s.chromium_processes}) | {s.driver_rss_kb / 1024:.1f} | {s.open_fds} | "
-                    f"{s.scratch_kb} | {s.processes} ({s.zombies}) | {s.seconds:.0f} |")
+        rows.append(f"| {s.done:,} | {mb(s.handler_rss_kb)} ({mb(s.handler_peak_kb)}) "
+                    f"| {mb(s.chromium_rss_kb)} ({mb(s.chromium_peak_kb)}; {s.chromium_processes}) "
+                    f"| {mb(s.driver_rss_kb)} "
+                    f"({mb(s.driver_peak_kb)}) | {s.recycles} | {s.open_fds} | {s.scratch_kb} | "
+                    f"{s.processes} ({s.zombies}) | {s.seconds:.0f} |")
     rate = last.done / last.seconds if last.seconds else 0.0
+
+    def figures(name: str, now: str, peak: str) -> str:
+        first, final = getattr(base, now), getattr(last, now)
+        highest = max((getattr(s, peak) for s in after), default=final)
+        return (f"{name} {mb(first)} -> {mb(final)} MB ({change(first, final)}), peak "
+                f"{mb(getattr(base, peak))} -> {mb(highest)} MB ({change(getattr(base, peak), highest)})")
+
+    successes = count - sum(summary["failures"].values())
     lines = [
         f"{count:,} screenshots (800x600 png, `plain.html` on loopback, binary answer) through one warm "
         f"screenshot handler in one process, on {platform.machine()} with {os.cpu_count()} cores: "
-        f"{rate:.1f} screenshots/s.",
+        f"{rate:.1f} screenshots/s; the driver and browser recycled every "
+        f"{summary.get('recycle_after', '?')} requests ({summary['recycles']} times).",
         "",
         *rows,
         "",
-        f"- From {base.done:,} to {last.done:,}: handler RSS "
-        f"{change(base.handler_rss_kb, last.handler_rss_kb)}, "
-        f"Chromium RSS {change(base.chromium_rss_kb, last.chromium_rss_kb)}, driver RSS "
-        f"{change(base.driver_rss_kb, last.driver_rss_kb)}, open fds {base.open_fds} -> {last.open_fds} "
-        "(target: memory flat within 10%).",
-        f"- Failed invocations: {summary['failures'] or 'none'}; credits spent {summary['credits_spent']:,} "
-        f"for {count - sum(summary['failures'].values()):,} successful screenshots.",
+        f"- From {base.done:,} to {last.done:,} (target: flat within 10%; peak: the highest reading up to "
+        f"{base.done:,}, and after it): "
+        + "; ".join([figures("handler RSS", "handler_rss_kb", "handler_peak_kb"),
+                     figures("Chromium RSS", "chromium_rss_kb", "chromium_peak_kb"),
+                     figures("driver RSS", "driver_rss_kb", "driver_peak_kb")])
+        + f"; open fds {base.open_fds} -> {last.open_fds}.",
+        f"- Answers other than 200: {summary['reasons'] or 'none'}; credits spent "
+        f"{summary['credits_spent']:,} for {successes:,} successful screenshots"
+        f" ({'equal' if summary['credits_spent'] == successes else 'NOT equal'}).",
         f"- After shutdown: {summary['leaked_processes']} processes left "
         f"{summary['leaked'] or ''}, scratch folder {summary['scratch_after_kb']} KB.",
     ]
     return "\n".join(lines)
+
+
+def mb(kb: int) -> str:
+    return f"{kb / 1024:.1f}"
 
 
 def write_docs(text: str, path: Path) -> None:

@@ -4,7 +4,8 @@ The local API's functions talk to AWS through it. It forwards every request to m
 while `throttle(n)` is set: then the next n DynamoDB calls (optionally only one operation, e.g. UpdateItem)
 are answered the way DynamoDB answers when a table is over its throughput, HTTP 400 with
 ProvisionedThroughputExceededException, so botocore's own retry logic (standard mode, backoff) is what
-runs. Every response closes its connection, so stopping the proxy leaves no pooled keep-alive connection
+runs. While `lose_answers(n)` is set, the next n DynamoDB calls reach moto and take effect, but their answer
+is lost (the connection closes before it): what botocore then retries is a write that already happened. Every response closes its connection, so stopping the proxy leaves no pooled keep-alive connection
 behind that would hide the outage from the client.
 """
 
@@ -44,6 +45,9 @@ class _Handler(BaseHTTPRequestHandler):
             upstream.request(self.command, self.path, body=body, headers=headers)
             reply = upstream.getresponse()
             payload = reply.read()
+            if target.startswith("DynamoDB_") and self.server.proxy.take_loss(target.rsplit(".", 1)[-1]):
+                self.close_connection = True  # done upstream; the client hears nothing
+                return
             kept = {k: v for k, v in reply.getheaders() if k.lower() not in _HOP_BY_HOP | {"content-length"}}
             self._answer(reply.status, kept, payload)
         except OSError:
@@ -83,6 +87,10 @@ class AwsFaultProxy:
         self._throttle_left = 0
         self._throttle_operation: str | None = None
         self.throttled = 0  # how many answers were throttles
+        self._losses_left = 0
+        self._loss_operation: str | None = None
+        self._losses_after = 0
+        self.lost = 0  # how many answers were lost after moto had acted
         self._server: _ProxyServer | None = None
         self.port = 0
 
@@ -113,4 +121,21 @@ class AwsFaultProxy:
                 return False
             self._throttle_left -= 1
             self.throttled += 1
+            return True
+
+    def lose_answers(self, count: int, operation: str | None = None, *, after: int = 0) -> None:
+        """Lose the answers of the `count` calls (of `operation`) that follow the next `after` ones."""
+        with self._lock:
+            self._losses_left, self._loss_operation, self.lost = count, operation, 0
+            self._losses_after = after
+
+    def take_loss(self, operation: str) -> bool:
+        with self._lock:
+            if self._losses_left <= 0 or self._loss_operation not in (None, operation):
+                return False
+            if self._losses_after > 0:
+                self._losses_after -= 1
+                return False
+            self._losses_left -= 1
+            self.lost += 1
             return True

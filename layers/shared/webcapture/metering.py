@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from webcapture import concurrency, request_scope
 from webcapture.auth.api_keys import ApiKeyRecord
@@ -168,7 +168,13 @@ def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
         raise NavigationTimeout("The request's time budget was spent before the work could start")
     lease = concurrency.acquire(caller, request_id)
     try:
-        reservation = reserve(caller, cost, request_id)
+        try:
+            reservation = reserve(caller, cost, request_id)
+        except (BotoCoreError, ClientError):
+            # AWS failed after botocore's retries; one of them may have charged with its answer lost. The
+            # refund only applies if this request's charge marker is there, so it gives back exactly that.
+            _refund_quietly(Reservation(caller.key_hash, cost, charged=True, request_id=request_id))
+            raise
         try:
             yield reservation
         except BaseException:

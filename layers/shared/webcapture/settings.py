@@ -16,6 +16,16 @@ def _int(name: str, default: int) -> int:
     return int(raw) if raw else default
 
 
+def _count(name: str, default: int) -> int:
+    """A whole number >= 0 (0 turns the feature off); anything else is a configuration error, said at once."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ValueError(f"{name} must be a whole number >= 0 (0 turns it off), not {raw!r}")
+    return int(raw)
+
+
 def _list(name: str) -> tuple[str, ...]:
     raw = os.environ.get(name, "")
     return tuple(part.strip() for part in raw.replace(";", ",").split(",") if part.strip())
@@ -70,6 +80,10 @@ class Settings:
     page_filters_dir: str | None = None
     # Browser functions unpack and launch at import (webcapture.warm_start); WEBCAPTURE_WARM_START=0: not.
     warm_start: bool = True
+    # Stop and restart Playwright's driver and the browser after this many requests (0: never). The driver
+    # grows across contexts (+42% from 1,000 to 3,000 screenshots, docs/benchmarks.md); 500 keeps it and
+    # Chromium within a few % of a fresh start for one relaunch (about a second) per 500 requests.
+    browser_recycle_after: int = 500
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
@@ -116,6 +130,7 @@ class Settings:
             cache_dir=Path(env("WEBCAPTURE_CACHE_DIR", "") or _default_cache_dir()),
             page_filters_dir=_optional("WEBCAPTURE_PAGE_FILTERS"),
             warm_start=env("WEBCAPTURE_WARM_START", "1").strip().lower() not in ("0", "false", "no"),
+            browser_recycle_after=_count("WEBCAPTURE_BROWSER_RECYCLE_AFTER", cls.browser_recycle_after),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
             openai_api_key=_optional("OPENAI_API_KEY"),
             openai_api_key_secret=_optional("OPENAI_API_KEY_SECRET"),

@@ -9,6 +9,13 @@ The Playwright driver and the browser get a private scratch folder as TMPDIR and
 (<cache_dir>/browser-scratch/<pid>-<start time>): Playwright makes its profile and artifacts folders
 there, Chromium its temporary files. It is deleted on shutdown, and a later process deletes the folders of
 dead ones, so /tmp (Lambda's cache_dir) does not fill up across runtime restarts.
+
+Recycling: Playwright's driver (Node) grows across many contexts (microsoft/playwright#6319; measured here:
++42% from 1,000 to 3,000 screenshots) and Chromium slowly with it. So after every
+settings.browser_recycle_after requests the worker stops the driver (which ends the browser), reaps both,
+empties the scratch folder and starts them again. It does so on the worker thread right after the request
+that reached the count has been handed its result, so no request is ever cut short by it; a request queued
+meanwhile waits for the new browser, within its own budget, as it would for any earlier request.
 """
 
 from __future__ import annotations
@@ -57,6 +64,9 @@ class BrowserHost:
         self._install: ChromiumInstall | None = None
         self._scratch: Path | None = None
         self.pid: int | None = None
+        # Requests served by the current driver and browser, and how often both were started afresh.
+        self.uses = 0
+        self.recycles = 0
         # When each start-up step finished (time.monotonic(), a clock shared by all processes): for the
         # cold-start benchmark (scripts/bench_cold.py) and the log.
         self.milestones: dict[str, float] = {}
@@ -92,6 +102,35 @@ class BrowserHost:
                 future.set_result(job())
             except BaseException as exc:
                 future.set_exception(exc)
+            # Between jobs: the caller already has its result, the next job has not begun.
+            self._recycle_if_due()
+
+    def note_use(self) -> None:
+        """One request served by the current browser (worker thread); counts towards recycling."""
+        self.uses += 1
+
+    def _recycle_if_due(self) -> None:
+        limit = get_settings().browser_recycle_after
+        if limit <= 0 or self.uses < limit:
+            return
+        try:
+            self.recycle()
+        except Exception:
+            # The next request launches afresh (or finds the new browser); nothing is lost by waiting.
+            log.exception("recycling the browser failed; the next request relaunches it")
+
+    def recycle(self) -> None:
+        """Stop the driver and the browser, reap them, and start both again (worker thread)."""
+        log.info("recycling the driver and the browser after %d requests", self.uses)
+        self.uses = 0
+        self.recycles += 1
+        self._discard_browser()
+        self._stop_driver()
+        if self._scratch is not None:
+            # Nothing uses it now; the new driver and browser get an empty one (_scratch_dir remakes it).
+            shutil.rmtree(self._scratch, ignore_errors=True)
+        # Launched now, so the next request finds it ready (on Lambda this may finish after the thaw).
+        self.browser(Deadline(get_settings().request_budget_ms))
 
     def browser(self, deadline: Deadline) -> Browser:
         """The live browser, launching (or relaunching a dead one) within the deadline."""

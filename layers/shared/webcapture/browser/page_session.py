@@ -87,6 +87,21 @@ def _run(
     control: PageControl | None,
     deadline: Deadline,
 ) -> T:
+    try:
+        return _attempts(current, url, wait_time_ms, action, setup, control, deadline)
+    finally:
+        current.note_use()
+
+
+def _attempts(
+    current: BrowserHost,
+    url: str,
+    wait_time_ms: int,
+    action: Callable[[LoadedPage], T],
+    setup: PageSetup,
+    control: PageControl | None,
+    deadline: Deadline,
+) -> T:
     attempt = 1
     while True:
         browser = current.browser(deadline)
@@ -101,12 +116,23 @@ def _run(
                 browser_died = not browser.is_connected() or (
                     current.pid is not None and not processes.is_alive(current.pid)
                 )
-                if not (isinstance(exc, PlaywrightError) and browser_died):
+                if not isinstance(exc, PlaywrightError):
                     raise
+                if not browser_died:
+                    # Chromium refused a command on a live page (a protocol error nothing above named):
+                    # the browser failed, not our code; 502 and refunded, never a 500.
+                    reason = _reason(exc)
+                    raise NavigationFailed(f"The browser failed while handling the page: {reason}") from exc
                 if attempt > 1 or deadline.remaining_ms < MIN_STEP_MS:
                     raise NavigationFailed("The browser stopped while loading the page") from exc
         log.warning("browser died during a request; relaunching and retrying once")
         attempt += 1
+
+
+def _reason(error: PlaywrightError) -> str:
+    """Chromium's own words, without Playwright's call log or the protocol method's name."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else "unknown error"
+    return first.rsplit("): ", 1)[-1][:200]
 
 
 def _in_fresh_context(
