@@ -19,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from webcapture.browser.unpack_once import inflate, packed_file, unpack_once
+from webcapture.browser.unpack_once import InflateJob, inflate, packed_file, unpack_once
 from webcapture.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,6 @@ def _packed_key(packed: Path) -> str:
 
 
 def _inflate(packed: Path, staging: Path) -> None:
-    if not inflate(packed, staging / "node"):
+    if inflate([InflateJob(packed, staging / "node")]):
         raise NodeUnavailable(f"{packed} is truncated")
     (staging / "node").chmod(0o755)
