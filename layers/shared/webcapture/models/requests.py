@@ -43,7 +43,7 @@ WaitTime = Annotated[int, Field(ge=0, le=5000)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(strict=True, extra="ignore", populate_by_name=True, frozen=True, defer_build=True)
 
 
 class Clip(_Strict):
