@@ -17,10 +17,8 @@ is a crash (its traceback on stderr).
 
 from __future__ import annotations
 
-import io
 import os
 import sys
-import tarfile
 from pathlib import Path
 from typing import IO
 
@@ -71,7 +69,11 @@ def run(kind: str, source: Path, dest: Path) -> bool:
     if kind == "file":
         with dest.open("wb") as out:
             return inflate_into(source, out)
-    # The tarballs are small (at most 8 MB unpacked): inflated in memory, then extracted.
+    # The tarballs are small (at most 8 MB unpacked): inflated in memory, then extracted. Imported here:
+    # the parent imports this module for its constants, at a cold start's very beginning.
+    import io
+    import tarfile
+
     dest.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     if not inflate_into(source, buffer):
