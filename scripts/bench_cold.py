@@ -15,11 +15,14 @@ Variants, run in turns (a, b, a, b...) so other load falls on all alike:
     warm start      this build: unpack and launch begin at import (the default)
     on request      WEBCAPTURE_WARM_START=0: everything waits for the first request, as before issue 12
 
+--against <build dir> (repeatable) adds another build's warm start to the same turns, e.g. main's build
+copied aside: on a shared machine only such side-by-side figures compare.
+
 Each run reports, in seconds from the process's start: handler imported, Node unpacked, driver started,
 Chromium unpacked, browser launched, first screenshot. Medians of --runs (5). The last line is
 `cold start to first screenshot: X.XX s (median of 5)`, the warm-start variant.
 
-    python scripts/bench_cold.py [--runs 5] [--json]
+    python scripts/bench_cold.py [--runs 5] [--json] [--against BUILD_DIR]
 """
 
 from __future__ import annotations
@@ -69,10 +72,11 @@ done = time.monotonic()
 assert shot.image[:8] == b"\\x89PNG\\r\\n\\x1a\\n", "not a png"
 steps = {"handler imported": imported, **host().milestones, "first screenshot": done}
 timings = {step: at - spawned for step, at in steps.items()}
-# This process's own CPU (imports, unpacking, driver I/O), a figure other load on the machine barely moves.
+# This process's own CPU (imports, driver I/O) and its finished children's (the unpacking), a figure other
+# load on the machine barely moves. Node and Chromium, still running, are not in it.
 import resource
-usage = resource.getrusage(resource.RUSAGE_SELF)
-timings["python process CPU"] = usage.ru_utime + usage.ru_stime
+usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+timings["python process CPU"] = sum(each.ru_utime + each.ru_stime for each in usage)
 print(json.dumps(timings))
 """
 
@@ -122,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--against", type=Path, action="append", default=[], metavar="BUILD_DIR",
+                        help="another build's folder (say, main's, copied aside), run warm in the same turns")
     args = parser.parse_args(argv)
     python = find_python312()
     if python is None:
@@ -133,9 +139,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="webcapture-opt-") as root:
             opt = lay_out_opt(function.layer_dirs, Path(root) / "opt")
+            turns = [(name, function, opt, extra) for name, extra in VARIANTS.items()]
+            for number, other in enumerate(args.against):
+                # Another build, warm start, in the same turns: side by side despite other load.
+                theirs = built_functions(other.resolve())[FUNCTION]
+                turns.append((f"{other.name} (warm start)", theirs,
+                              lay_out_opt(theirs.layer_dirs, Path(root) / f"against-{number}"), {}))
+                results[turns[-1][0]] = []
             for _ in range(args.runs):
-                for name, extra in VARIANTS.items():
-                    results[name].append(one_run(python, function, opt, url, extra))
+                for name, built, laid_out, extra in turns:
+                    results[name].append(one_run(python, built, laid_out, url, extra))
     finally:
         stop_server()
     if args.json:

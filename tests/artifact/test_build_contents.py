@@ -11,6 +11,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from tests.artifact.harness import REPO_ROOT, BuiltFunction
+from webcapture.browser.node_runtime import COMPILE_CACHE_DIR, compile_cache_env, unpack_node
 
 # Recompressed from the fetched pack's brotli by scripts/pack_zstd.py: inflates about twice as fast at cold start.
 PACK_FILES = ("PACK", "chromium.zst", "al2023.tar.zst", "fonts.tar.zst", "swiftshader.tar.zst")
@@ -43,6 +44,24 @@ def test_playwright_ships_its_node_packed(build_dir: Path) -> None:
     assert (driver / "package" / "cli.js").is_file()
     assert not (driver / "node").exists(), "the unpacked Node (150 MB) would break the 250 MB budget"
     assert not (build_dir / "BrowserLayer" / "python" / "bin").exists()
+
+
+def test_the_built_driver_starts_from_the_shipped_compile_cache(build_dir: Path, tmp_path: Path) -> None:
+    # Node's compile cache (scripts/node_compile_cache.py), read-only on Lambda, readable by any user, and
+    # still a hit for the shipped Node from where the layer lies (its entries are keyed by relative paths).
+    driver = build_dir / "BrowserLayer" / "python" / "playwright" / "driver"
+    cache = driver / COMPILE_CACHE_DIR
+    entries = [entry for entry in cache.rglob("*") if entry.is_file()]
+    assert entries, f"{cache} is missing or empty"
+    assert all(entry.stat().st_mode & 0o444 == 0o444 for entry in entries)
+    node = unpack_node(driver / "node.zst", tmp_path)
+    run = subprocess.run(
+        [str(node), str(driver / "package" / "cli.js"), "--version"],
+        env={"PATH": "/usr/bin:/bin", "NODE_DEBUG_NATIVE": "COMPILE_CACHE", **compile_cache_env(cache)},
+        capture_output=True, text=True, check=True, timeout=60,
+    )
+    accepted = re.findall(r"V8 code cache for \S+ (\S+) was accepted", run.stderr)
+    assert any(path.endswith("coreBundle.js") for path in accepted), run.stderr[-3000:]
 
 
 def test_the_decompressor_ships_trimmed(build_dir: Path) -> None:

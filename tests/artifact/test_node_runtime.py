@@ -83,6 +83,25 @@ def test_packed_node_is_unpacked_once_and_handed_to_playwright(driver: Path, set
     assert node.stat().st_mtime_ns == first, "a warm container must not unpack again"
 
 
+def test_a_shipped_compile_cache_is_handed_to_the_driver(driver: Path, settings: Settings,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (driver / "node.zst").write_bytes(PACKERS["node.zst"](FAKE_NODE))
+    (driver / "compile-cache").mkdir()
+    for name in (NODE_PATH_ENV, "NODE_COMPILE_CACHE", "NODE_COMPILE_CACHE_PORTABLE"):
+        monkeypatch.setenv(name, "")  # what monkeypatch restores: unset again afterwards
+    ensure_playwright_node(settings)
+    assert os.environ["NODE_COMPILE_CACHE"] == str(driver / "compile-cache")
+    assert os.environ["NODE_COMPILE_CACHE_PORTABLE"] == "1"
+
+
+def test_no_compile_cache_no_variable(driver: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    (driver / "node.zst").write_bytes(PACKERS["node.zst"](FAKE_NODE))
+    monkeypatch.setenv(NODE_PATH_ENV, "")
+    monkeypatch.delenv("NODE_COMPILE_CACHE", raising=False)
+    ensure_playwright_node(settings)
+    assert "NODE_COMPILE_CACHE" not in os.environ
+
+
 def test_the_real_driver_folder_is_playwrights() -> None:
     driver = node_runtime.playwright_driver_dir()
     assert (driver / "package" / "cli.js").is_file()

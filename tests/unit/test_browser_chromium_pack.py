@@ -134,7 +134,7 @@ def test_truncated_pack_is_refused_and_leaves_nothing(fake_pack: Path, tmp_path:
     [packed] = fake_pack.glob("chromium.*")
     data = packed.read_bytes()
     packed.write_bytes(data[: len(data) // 2])
-    with pytest.raises((ChromiumUnavailable, brotli.error, zstandard.ZstdError)):
+    with pytest.raises(ChromiumUnavailable, match=f"{packed.name} is truncated"):
         unpack(fake_pack, tmp_path / "cache")
     assert [entry for entry in (tmp_path / "cache").iterdir() if entry.is_dir()] == []
 

@@ -47,8 +47,9 @@ def wait(timeout_s: float | None = None) -> bool:
 def _warm_up() -> None:
     try:
         settings = get_settings()
-        # The unpacks first, each on its own thread: their modules are light, and they overlap the imports
-        # that follow here and in the handler (the decompressors release the GIL).
+        # The unpacks first, each on its own thread waiting on its own child process (unpack_once): their
+        # modules are light, and they overlap the imports that follow here and in the handler on the
+        # other core, without competing for the GIL.
         from webcapture.browser import chromium_pack, node_runtime
 
         _in_thread("unpack-chromium", lambda: chromium_pack.resolve_chromium(settings))

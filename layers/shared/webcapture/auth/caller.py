@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from webcapture.auth import EXPIRY_LEEWAY_S
 from webcapture.auth.api_keys import hash_key
-from webcapture.auth.session_tokens import EXPIRY_LEEWAY_S
 from webcapture.errors import Unauthorized
 
 TokenKind = Literal["api_key", "session"]

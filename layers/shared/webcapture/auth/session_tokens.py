@@ -12,13 +12,12 @@ from typing import Any
 
 import jwt
 
+from webcapture.auth import EXPIRY_LEEWAY_S as EXPIRY_LEEWAY_S  # re-exported: the tests read it here
 from webcapture.errors import Unauthorized
 from webcapture.settings import Settings, get_settings
 
 ASYMMETRIC_ALGORITHMS = frozenset({"EdDSA", "ES256", "RS256"})
 _REQUIRED_CLAIMS = ["exp", "sub"]
-# Clock skew tolerated on `exp`, by the authorizer and again by the function (auth/caller.py).
-EXPIRY_LEEWAY_S = 30
 
 
 def looks_like_jwt(token: str) -> bool:

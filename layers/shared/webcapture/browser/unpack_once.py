@@ -8,8 +8,9 @@ Node) unpack at the same time.
 
 Packed files are brotli (`.br`, the pack as @sparticuz/chromium publishes it, used in development) or
 zstandard (`.zst`, what `make build` recompresses the BrowserLayer to: it inflates about twice as fast, see
-docs/benchmarks.md). Both are streamed, and both decompressors let go of the GIL while they work, so
-unpacks in threads overlap each other and the handler's imports.
+docs/benchmarks.md). Both are streamed, in a child Python per unpack (webcapture.browser.inflate_process),
+so unpacks started from threads overlap each other and the handler's imports on all cores without
+fighting over the GIL; the lock, staging and rename stay here, in the process that asked.
 """
 
 from __future__ import annotations
@@ -17,21 +18,18 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
 
-import brotli
+from webcapture.browser import inflate_process
+from webcapture.browser.inflate_process import TRUNCATED, ZSTD_SUFFIX
 
-_CHUNK = 1 << 20
-ZSTD_SUFFIX = ".zst"
 BROTLI_SUFFIX = ".br"
-
-
-class _Inflater(Protocol):
-    def feed(self, chunk: bytes) -> bytes: ...
-    def finished(self) -> bool: ...
+_WORKER = Path(inflate_process.__file__)
 
 
 @contextmanager
@@ -84,51 +82,25 @@ def packed_file(folder: Path, name: str) -> Path | None:
     return None
 
 
-def inflate(source: Path, dest: Path) -> bool:
-    """Decompress source (.br or .zst) into dest, streamed (the binaries are 100-200 MB unpacked, more than
-    a Lambda should hold in memory at once). False when source is truncated."""
-    with dest.open("wb") as out:
-        return inflate_into(source, out)
+@dataclass(frozen=True)
+class InflateJob:
+    """A packed file to inflate: to the file dest, or (tar=True) a tarball extracted into the folder dest."""
+
+    source: Path
+    dest: Path
+    tar: bool = False
 
 
-def inflate_into(source: Path, out: IO[bytes]) -> bool:
-    """Like inflate, into an open binary stream."""
-    inflater = _inflater(source)
-    with source.open("rb") as src:
-        while chunk := src.read(_CHUNK):
-            out.write(inflater.feed(chunk))
-    return inflater.finished()
-
-
-
-
-class _Brotli:
-    def __init__(self) -> None:
-        self._decompressor = brotli.Decompressor()
-
-    def feed(self, chunk: bytes) -> bytes:
-        return bytes(self._decompressor.process(chunk))
-
-    def finished(self) -> bool:
-        return bool(self._decompressor.is_finished())
-
-
-class _Zstd:
-    def __init__(self) -> None:
-        # Imported here: only the BrowserLayer ships zstandard, and only a .zst file needs it.
-        import zstandard
-
-        # The layer's files are compressed with a window of at most 2**27 bytes, zstd's default limit.
-        self._decompressor = zstandard.ZstdDecompressor().decompressobj(write_size=_CHUNK)
-
-    def feed(self, chunk: bytes) -> bytes:
-        return bytes(self._decompressor.decompress(chunk))
-
-    def finished(self) -> bool:
-        return bool(self._decompressor.eof)
-
-
-def _inflater(source: Path) -> _Inflater:
-    if source.suffix == ZSTD_SUFFIX:
-        return _Zstd()
-    return _Brotli()
+def inflate(jobs: list[InflateJob]) -> list[Path]:
+    """Run the jobs, in order, in one child Python (webcapture.browser.inflate_process says why a child);
+    the sources found truncated, empty when all went well. Streamed: the binaries are 100-200 MB unpacked,
+    more than a Lambda should hold in memory at once."""
+    command = [sys.executable, "-I", "-S", "-B", str(_WORKER), os.pathsep.join(sys.path)]
+    for job in jobs:
+        command += ["tar" if job.tar else "file", str(job.source), str(job.dest)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603  our own paths
+    if done.returncode == TRUNCATED:
+        return [Path(line) for line in done.stdout.splitlines() if line]
+    if done.returncode != 0:
+        raise RuntimeError(f"inflating {jobs[0].source.name} failed: {done.stderr.strip()[-2000:]}")
+    return []

@@ -23,7 +23,10 @@ MAX_WAIT_FOR_SELECTOR_MS = 25_000
 class StrictModel(BaseModel):
     """Like the request models: no coercion (Zod does not coerce), unknown fields ignored (CONTRACT 5)."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", populate_by_name=True, frozen=True)
+    # defer_build: a function validates one request model; building all of them at import cost its cold start.
+    model_config = ConfigDict(
+        strict=True, extra="ignore", populate_by_name=True, frozen=True, defer_build=True
+    )
 
 
 Selector = Annotated[str, Field(min_length=1, max_length=500)]

@@ -43,7 +43,10 @@ WaitTime = Annotated[int, Field(ge=0, le=5000)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore", populate_by_name=True, frozen=True)
+    # defer_build: a function validates one request model; building all of them at import cost its cold start.
+    model_config = ConfigDict(
+        strict=True, extra="ignore", populate_by_name=True, frozen=True, defer_build=True
+    )
 
 
 class Clip(_Strict):
