@@ -82,7 +82,7 @@ class Settings:
     warm_start: bool = True
     # Stop and restart Playwright's driver and the browser after this many requests (0: never). The driver
     # grows across contexts (about 0.12 MB a request, docs/benchmarks.md); with 500 it peaks about 60 MB
-    # over a fresh start, the same in every cycle, for one relaunch (under a second) per 500 requests.
+    # over a fresh start, the same in every cycle, for one recycle (about 1 s) per 500 requests.
     browser_recycle_after: int = 500
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
