@@ -81,8 +81,8 @@ class Settings:
     # Browser functions unpack and launch at import (webcapture.warm_start); WEBCAPTURE_WARM_START=0: not.
     warm_start: bool = True
     # Stop and restart Playwright's driver and the browser after this many requests (0: never). The driver
-    # grows across contexts (+42% from 1,000 to 3,000 screenshots, docs/benchmarks.md); 500 keeps it and
-    # Chromium within a few % of a fresh start for one relaunch (about a second) per 500 requests.
+    # grows across contexts (about 0.12 MB a request, docs/benchmarks.md); with 500 it peaks about 60 MB
+    # over a fresh start, the same in every cycle, for one recycle (about 1 s) per 500 requests.
     browser_recycle_after: int = 500
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
