@@ -289,6 +289,7 @@ def main() -> int:
             pair = interleaved({"api": fetch_links, "raw": raw_links}, runs=max(3, RUNS // 2), warmup=1)
             links[count] = (pair["api"], pair["raw"])
         results["links_s"] = links
+        results["load_average"] = os.getloadavg()[0]
         if not capture_speed_only:
             results["scroll_page_s"] = scroll_page_row(api, fixtures)
     finally:
@@ -452,7 +453,9 @@ def write_report(r: dict[str, Any]) -> None:
         START,
         "## Capture speed",
         "",
-        f"`make bench` on {r['machine']}; medians of {r['runs']} runs after warm-up (fewer for links).",
+        f"`make bench` (or `python scripts/bench.py --only capture-speed`, this section alone) on "
+        f"{r['machine']}; medians of {r['runs']} runs after warm-up (fewer for links); load average "
+        f"{r['load_average']:.1f} after the links (other work on the machine: read the ratios).",
         METHOD,
         "",
         *rows,
