@@ -48,16 +48,15 @@ FILTERS_START, FILTERS_END = "<!-- bench-page-filters:start -->", "<!-- bench-pa
 AD_DELAY_S = 0.3
 METHOD = (
     "Everything runs in one invocation on the suite's fixture pages (`plain.html`, `tall.html`, "
-    "`/many-links?n=N`) "
-    "served on loopback. Compared variants run in turns (a, b, a, b...), so load from elsewhere falls "
-    "on both alike; screenshot samples are followed by an untimed 0.3 s pause (a closed browser's exit "
-    "must not fall on the next sample), and the warm comparison and the launch-per-request variants are "
-    "measured in separate rounds. The API figures include HTTP, the local API Gateway emulation, the "
-    "authorizer, metering against moto's server and the egress proxy; raw Playwright runs the same "
-    "Chromium build with the same launch flags (launch_flags.LAMBDA_FLAGS), no proxy, and takes the same "
-    "full-page png (the default); for links it loads the page and runs the service's own extraction "
-    "script (links._EXTRACT_JS) and parses its answer. "
-    "The cold start is `make bench-cold`'s (below)."
+    "`/many-links?n=N`) served on loopback. Compared variants run in turns (a, b, a, b...), so load "
+    "from elsewhere falls on both alike; screenshot and links samples are followed by an untimed 0.3 "
+    "s pause (a closed context's or browser's exit must not fall on the next sample), and the warm "
+    "comparison and the launch-per-request variants are measured in separate rounds. The API figures "
+    "include HTTP, the local API Gateway emulation, the authorizer, metering against moto's server "
+    "and the egress proxy; raw Playwright runs the same Chromium build with the same launch flags "
+    "(launch_flags.LAMBDA_FLAGS), no proxy, and takes the same full-page png (the default); for "
+    "links it loads the page, runs the service's own extraction script (links._EXTRACT_JS) and "
+    "parses its answer. The cold start is `make bench-cold`'s (below)."
 )
 
 
@@ -86,8 +85,8 @@ def interleaved(
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-# The pause between screenshot samples: a closed context's renderer, and in the launch variants a whole
-# browser and driver, exit after the call returns. Measured in one mix (API, open browser, launch per
+# The pause between screenshot and links samples: a closed context's renderer, and in the launch variants
+# a whole browser and driver, exit after the call returns. Measured in one mix (API, open browser, launch per
 # request, driver and browser per request) with no pause, the API came out 1.19x raw Playwright on the
 # open browser on both pages; the same pair measured alone minutes later, 1.02x to 1.08x: the variant
 # before the API's turn had been charged to it.
@@ -286,7 +285,8 @@ def main() -> int:
             def raw_links(target: str = url, expected: int = count) -> None:
                 assert raw.links(target) == expected
 
-            pair = interleaved({"api": fetch_links, "raw": raw_links}, runs=max(3, RUNS // 2), warmup=1)
+            pair = interleaved({"api": fetch_links, "raw": raw_links}, runs=max(3, RUNS // 2), warmup=1,
+                               settle_s=SETTLE_S)
             links[count] = (pair["api"], pair["raw"])
         results["links_s"] = links
         results["load_average"] = os.getloadavg()[0]
