@@ -48,12 +48,15 @@ FILTERS_START, FILTERS_END = "<!-- bench-page-filters:start -->", "<!-- bench-pa
 AD_DELAY_S = 0.3
 METHOD = (
     "Everything runs in one invocation on the suite's fixture pages (`plain.html`, `tall.html`, "
-    "`/many-links?n=N`) "
-    "served on loopback. Compared variants run in turns (a, b, a, b...), so load from elsewhere falls "
-    "on both alike. The API figures include HTTP, the local API Gateway emulation, the authorizer, "
-    "metering against moto's server and the egress proxy; raw Playwright runs the same Chromium build "
-    "with the same launch flags (launch_flags.LAMBDA_FLAGS) and takes the same full-page png (the default). "
-    "The cold start is `make bench-cold`'s (below)."
+    "`/many-links?n=N`) served on loopback. Compared variants run in turns (a, b, a, b...), so load "
+    "from elsewhere falls on both alike; screenshot and links samples are followed by an untimed 0.3 "
+    "s pause (a closed context's or browser's exit must not fall on the next sample), and the warm "
+    "comparison and the launch-per-request variants are measured in separate rounds. The API figures "
+    "include HTTP, the local API Gateway emulation, the authorizer, metering against moto's server "
+    "and the egress proxy; raw Playwright runs the same Chromium build with the same launch flags "
+    "(launch_flags.LAMBDA_FLAGS), no proxy, and takes the same full-page png (the default); for "
+    "links it loads the page, runs the service's own extraction script (links._EXTRACT_JS) and "
+    "parses its answer. The cold start is `make bench-cold`'s (below)."
 )
 
 
@@ -63,10 +66,12 @@ def timed(action: Callable[[], Any], runs: int = RUNS, warmup: int = WARMUP) -> 
 
 
 def interleaved(
-    actions: dict[str, Callable[[], Any]], runs: int = RUNS, warmup: int = WARMUP
+    actions: dict[str, Callable[[], Any]], runs: int = RUNS, warmup: int = WARMUP, settle_s: float = 0.0
 ) -> dict[str, float]:
     """Median seconds of each action, run in turns (a, b, a, b, ...) so that load from anything else on
-    the machine falls on all of them alike."""
+    the machine falls on all of them alike. settle_s: a pause after each action, not timed, so that what
+    an action leaves running (a closed browser's processes exiting, a stopped driver) does not fall on
+    the next one."""
     for _ in range(warmup):
         for action in actions.values():
             action()
@@ -76,7 +81,16 @@ def interleaved(
             started = time.perf_counter()
             action()
             samples[name].append(time.perf_counter() - started)
+            time.sleep(settle_s)
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+# The pause between screenshot and links samples: a closed context's renderer, and in the launch variants
+# a whole browser and driver, exit after the call returns. Measured in one mix (API, open browser, launch per
+# request, driver and browser per request) with no pause, the API came out 1.19x raw Playwright on the
+# open browser on both pages; the same pair measured alone minutes later, 1.02x to 1.08x: the variant
+# before the API's turn had been charged to it.
+SETTLE_S = 0.3
 
 
 class RawPlaywright:
@@ -209,6 +223,8 @@ def scroll_page_only() -> int:
 def main() -> int:
     if sys.argv[1:] == ["--only", "scroll-page"]:
         return scroll_page_only()
+    # `--only capture-speed`: the "Capture speed" section alone (no scrollPage, no page filters).
+    capture_speed_only = sys.argv[1:] == ["--only", "capture-speed"]
     fixtures = get_server()
     page = fixtures.url("/tall.html")
     results: dict[str, Any] = {"machine": machine(), "runs": RUNS}
@@ -234,10 +250,13 @@ def main() -> int:
             def raw_driver_launch(url: str = target) -> None:
                 raw.driver_and_browser_per_request(url)
 
-            screenshots[name] = interleaved({
-                "api": through_api, "raw_open": raw_open,
-                "raw_launch": raw_launch, "raw_driver_launch": raw_driver_launch,
-            })
+            # The warm comparison on its own, then the launch variants against the API in another round.
+            warm = interleaved({"api": through_api, "raw_open": raw_open}, settle_s=SETTLE_S)
+            launched = interleaved({"api": through_api, "raw_launch": raw_launch,
+                                    "raw_driver_launch": raw_driver_launch}, settle_s=SETTLE_S)
+            screenshots[name] = {**warm, "api_beside_launches": launched["api"],
+                                 "raw_launch": launched["raw_launch"],
+                                 "raw_driver_launch": launched["raw_driver_launch"]}
         results["screenshots_s"] = screenshots
 
         # An obviously internal target is refused at the API edge, before any browser work (issue 4).
@@ -266,14 +285,22 @@ def main() -> int:
             def raw_links(target: str = url, expected: int = count) -> None:
                 assert raw.links(target) == expected
 
-            pair = interleaved({"api": fetch_links, "raw": raw_links}, runs=max(3, RUNS // 2), warmup=1)
+            pair = interleaved({"api": fetch_links, "raw": raw_links}, runs=max(3, RUNS // 2), warmup=1,
+                               settle_s=SETTLE_S)
             links[count] = (pair["api"], pair["raw"])
         results["links_s"] = links
-        results["scroll_page_s"] = scroll_page_row(api, fixtures)
+        results["load_average"] = os.getloadavg()[0]
+        if not capture_speed_only:
+            results["scroll_page_s"] = scroll_page_row(api, fixtures)
     finally:
         api.stop()
         raw.close()
 
+    if capture_speed_only:
+        stop_server()
+        write_report(results)
+        print(json.dumps(results, indent=2))
+        return 0
     filters = page_filters_bench()
     stop_server()
     write_report(results)
@@ -379,11 +406,14 @@ def write_report(r: dict[str, Any]) -> None:
             f"| `{page}`: warm screenshot through the local API | {api * 1000:.0f} ms | raw Playwright, "
             f"open browser ({raw * 1000:.0f} ms) | {api / raw:.2f}x | <= 1.10x |",
             f"| `{page}`: raw Playwright, browser launched per request (driver kept) | "
-            f"{t['raw_launch'] * 1000:.0f} ms | warm screenshot through the API | "
-            f"{t['raw_launch'] / api:.2f}x slower | |",
+            f"{t['raw_launch'] * 1000:.0f} ms | warm screenshot through the API "
+            f"({t['api_beside_launches'] * 1000:.0f} ms) | {t['raw_launch'] / t['api_beside_launches']:.2f}x "
+            "slower | |",
             f"| `{page}`: raw Playwright, driver and browser started per request | "
-            f"{t['raw_driver_launch'] * 1000:.0f} ms | warm screenshot through the API | "
-            f"{t['raw_driver_launch'] / api:.2f}x slower | {'>= 4x' if page == 'plain.html' else ''} |",
+            f"{t['raw_driver_launch'] * 1000:.0f} ms | warm screenshot through the API "
+            f"({t['api_beside_launches'] * 1000:.0f} ms) | "
+            f"{t['raw_driver_launch'] / t['api_beside_launches']:.2f}x slower | "
+            f"{'>= 4x' if page == 'plain.html' else ''} |",
         ]
     rows += [
         f"| raw Playwright through the egress proxy (`tall.html`) | {r['guarded_s'] * 1000:.0f} ms | "
@@ -408,10 +438,11 @@ def write_report(r: dict[str, Any]) -> None:
         "HTTP, the emulated gateway, the authorizer, metering and the proxy.",
         f"- Launching this headless-shell build costs only about {launch_cost:.0f} ms here. A handler that "
         "starts Playwright's driver and a browser for every request (the usual Python Lambda) is "
-        f"{light['raw_driver_launch'] / light['api']:.2f}x our time on the light page and "
-        f"{heavy['raw_driver_launch'] / heavy['api']:.2f}x on the heavy one, where encoding the 1280x3000 "
-        "png dominates; one that keeps the driver and launches only the browser is "
-        f"{light['raw_launch'] / light['api']:.2f}x and {heavy['raw_launch'] / heavy['api']:.2f}x.",
+        f"{light['raw_driver_launch'] / light['api_beside_launches']:.2f}x our time on the light page and "
+        f"{heavy['raw_driver_launch'] / heavy['api_beside_launches']:.2f}x on the heavy one, where rendering "
+        "the 1280x3000 page dominates; one that keeps the driver and launches only the browser is "
+        f"{light['raw_launch'] / light['api_beside_launches']:.2f}x and "
+        f"{heavy['raw_launch'] / heavy['api_beside_launches']:.2f}x.",
         f"- 100,000 links: Chromium alone needs {raw_100k:.2f} s to load the 5 MB page, lay it out and run "
         f"the same extraction; through the API it is {api_100k:.2f} s ({api_100k / raw_100k:.2f}x), the rest "
         "being the 5 MB answer built, sent and parsed. The target is a ratio to raw Playwright on the same "
@@ -422,7 +453,9 @@ def write_report(r: dict[str, Any]) -> None:
         START,
         "## Capture speed",
         "",
-        f"`make bench` on {r['machine']}; medians of {r['runs']} runs after warm-up (fewer for links).",
+        f"`make bench` (or `python scripts/bench.py --only capture-speed`, this section alone) on "
+        f"{r['machine']}; medians of {r['runs']} runs after warm-up (fewer for links); load average "
+        f"{r['load_average']:.1f} after the links (other work on the machine: read the ratios).",
         METHOD,
         "",
         *rows,

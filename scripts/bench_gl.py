@@ -1,12 +1,15 @@
 """`make bench-gl`: Chromium's GL mode against capture time, and whether WebGL still draws.
 
 Lambda has no GPU. How Chromium renders without one is a launch flag, and it costs every capture:
+    before issue 12     --no-zygote --use-gl=angle --use-angle=swiftshader: the flags the issue measured (the
+                        ratios' base)
     angle/swiftshader   --use-gl=angle --use-angle=swiftshader: the whole compositor runs on SwiftShader,
-                        a GPU emulated on the CPU (the flags before issue 12)
+                        a GPU emulated on the CPU
     swiftshader-webgl   --use-angle=swiftshader-webgl: SwiftShader for WebGL only; the page is composited
                         by Skia's software rasteriser
-    default             no GL flag: what Playwright launches (it adds --enable-unsafe-swiftshader, so WebGL
-                        falls back to SwiftShader)
+    default, no zygote  no GL flag, --no-zygote: every renderer a fresh exec of the browser binary
+    default             no GL flag (WebGL falls back to SwiftShader: --enable-unsafe-swiftshader), renderers
+                        forked by the zygote: today's flags
 Every other flag is webcapture's (launch_flags.LAMBDA_FLAGS). Raw Playwright on the pinned Chromium, one
 browser per mode, a fresh context per capture as the service makes; modes run in turns (a, b, c, a, ...)
 so other load falls on all alike. Pages: plain.html (1280x800), tall.html (a 1280x3000 full page) and
@@ -42,10 +45,12 @@ from webcapture.browser.launch_flags import LAMBDA_FLAGS  # noqa: E402
 DOC = REPO / "docs" / "benchmarks.md"
 START, END = "<!-- gl:start -->", "<!-- gl:end -->"
 _GL = ("--use-gl=angle", "--use-angle=swiftshader", "--use-angle=swiftshader-webgl")
-_BASE = tuple(flag for flag in LAMBDA_FLAGS if flag not in _GL)
+_BASE = tuple(flag for flag in LAMBDA_FLAGS if flag not in (*_GL, "--no-zygote"))
 MODES: dict[str, tuple[str, ...]] = {
+    "before issue 12": (*_BASE, "--no-zygote", "--use-gl=angle", "--use-angle=swiftshader"),
     "angle/swiftshader": (*_BASE, "--use-gl=angle", "--use-angle=swiftshader"),
     "swiftshader-webgl": (*_BASE, "--use-angle=swiftshader-webgl"),
+    "default, no zygote": (*_BASE, "--no-zygote"),
     "default": _BASE,
 }
 PAGES = {"plain.html": False, "tall.html": True, "webgl.html": False}  # page: full page?
@@ -137,7 +142,8 @@ def report(results: dict[str, Any], runs: int) -> str:
         "",
         f"`python scripts/bench_gl.py` on {os.cpu_count()} cores, {cpu}: raw Playwright on the pinned "
         "Chromium with webcapture's flags but the GL mode, a fresh context per capture, modes in turns; "
-        f"medians of {runs}. Ratios are to today's `angle/swiftshader`.",
+        f"medians of {runs}. Ratios are to the flags before issue 12 (`--no-zygote --use-gl=angle "
+        "--use-angle=swiftshader`); `default` is today's `LAMBDA_FLAGS`.",
         "",
         "| page | " + " | ".join(f"`{mode}`" for mode in modes) + " |",
         "|---|" + "---:|" * len(modes),

@@ -10,6 +10,7 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     fixture_server_fixture,
 )
 from webcapture.browser import Links, collect_links
+from webcapture.browser.links import Link, parse_links
 from webcapture.models.requests import LinksRequest
 
 
@@ -102,3 +103,20 @@ def test_ten_thousand_links(fixture_server: FixtureHttpServer) -> None:
 def test_wait_time_is_accepted(fixture_server: FixtureHttpServer, wait_time: int) -> None:
     result = links(fixture_server.url("/links.html", host="localhost"), waitTime=wait_time)
     assert result.total_links == 18
+
+
+def test_a_lone_surrogate_in_a_link_text_becomes_a_replacement_character(
+    fixture_server: FixtureHttpServer,
+) -> None:
+    result = links(fixture_server.url("/surrogate.html"))
+    assert [(link.url, link.text) for link in result.links] == [
+        (fixture_server.url("/plain.html"), "link \ufffd text")
+    ]
+
+
+def test_parsed_links_keep_whole_pairs_and_mend_only_lone_halves() -> None:
+    # As JSON.stringify writes them: a whole pair as the character, a lone half as an escape.
+    whole = parse_links('["https://a.example/", "rocket \U0001f680", 1]')
+    assert whole == (Link("https://a.example/", "rocket \U0001f680", True),)
+    half = parse_links('["https://a.example/", "half \\ud83d", 0, "https://b.example/", "\\\\ud83d", 1]')
+    assert half == (Link("https://a.example/", "half \ufffd", False), Link("https://b.example/", "\\ud83d", True))

@@ -12,6 +12,13 @@ Deliberately absent, although @sparticuz/chromium suggests them:
   --disable-web-security            would let any captured page read other origins' responses
   --allow-running-insecure-content  would let an https page pull scripts over plain http
   --disable-setuid-sandbox          meaningless next to --no-sandbox
+  --no-zygote                       every request gets a fresh context, hence a fresh renderer; without the
+                                    zygote each renderer is a new exec of the browser binary that loads and
+                                    initialises everything again, which cost a warm capture of a plain page
+                                    about half its CPU (docs/benchmarks.md, "GL mode and capture time"). The
+                                    zygote (unsandboxed here, as the browser runs with --no-sandbox) forks
+                                    renderers already initialised; it is one more process of the browser's
+                                    tree, killed and reaped with it.
   --disable-features=...            Chromium honours only the last --disable-features switch, so any list
                                     here would silently replace Playwright's own (checked: with one added,
                                     the renderers' list lost HttpsUpgrades and the rest). Site isolation,
@@ -22,9 +29,6 @@ Deliberately absent, although @sparticuz/chromium suggests them:
 from __future__ import annotations
 
 LAMBDA_FLAGS: tuple[str, ...] = (
-    # With no sandbox (Lambda cannot provide one) the zygote's only job, forking pre-sandboxed renderers,
-    # is moot; skipping it saves a process and start-up time.
-    "--no-zygote",
     # Lambda has no GPU. No GL switch: without a GPU Chromium composites pages with Skia's software
     # rasteriser and runs WebGL on SwiftShader (shipped beside the binary), so pages that draw with WebGL
     # are captured as they look. Forcing everything through SwiftShader (--use-gl=angle

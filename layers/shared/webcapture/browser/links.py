@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.gc_pause import collection_paused
 from webcapture.models.requests import LinksRequest
 from webcapture.unicode_text import well_formed
 
@@ -66,8 +68,9 @@ _EXTRACT_JS = r"""
 """
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
+    # A named tuple, not a frozen dataclass: a page can hold 100,000 links, and a frozen dataclass takes
+    # about ten times as long to build (its __init__ sets each field through object.__setattr__).
     url: str
     text: str
     internal: bool
@@ -96,13 +99,22 @@ class Links:
 
 def collect_links(request: LinksRequest) -> Links:
     def extract(loaded: LoadedPage) -> Links:
-        flat = json.loads(loaded.page.evaluate(_EXTRACT_JS))
-        links = tuple(
-            # A page's strings may hold half a surrogate pair, which UTF-8 (the answer, its size) cannot.
-            Link(url=well_formed(flat[i]), text=well_formed(flat[i + 1]), internal=bool(flat[i + 2]))
-            for i in range(0, len(flat), 3)
-            if request.includeExternal or flat[i + 2]
-        )
+        extracted = loaded.page.evaluate(_EXTRACT_JS)
+        with collection_paused():
+            links = parse_links(extracted)
+            if not request.includeExternal:
+                links = tuple(link for link in links if link.internal)
         return Links(links, loaded.page.url, loaded.status_code, request.url, tuple(loaded.warnings))
 
     return with_loaded_page(request.url, request.waitTime, extract, control=request)
+
+
+def parse_links(extracted: str) -> tuple[Link, ...]:
+    """The links of _EXTRACT_JS's answer, every string well-formed."""
+    flat = json.loads(extracted)
+    # A page's strings may hold half a surrogate pair, which UTF-8 (the answer, its size) cannot.
+    # JSON.stringify writes a lone half as a \udxxx escape and a whole pair as the character itself: an
+    # answer without that escape holds none, and the 200,000 strings of a large page need no look each.
+    if "\\ud" in extracted or "\\uD" in extracted:
+        flat = [well_formed(value) if isinstance(value, str) else value for value in flat]
+    return tuple(map(Link._make, zip(flat[0::3], flat[1::3], map(bool, flat[2::3]), strict=True)))
