@@ -66,3 +66,13 @@ def test_the_gateways_own_504_is_a_navigation_timeout_envelope() -> None:
     timeout = template["Resources"]["WebcaptureApi"]["Properties"]["GatewayResponses"]["INTEGRATION_TIMEOUT"]
     body = json.loads(timeout["ResponseTemplates"]["application/json"].replace("$context.requestId", "r"))
     assert timeout["StatusCode"] == 504 and body["error"]["code"] == "NAVIGATION_TIMEOUT"
+
+
+def test_traces_keep_no_answers() -> None:
+    # Powertools' Tracer would put every answer into X-Ray metadata: megabytes (screenshots, 100,000 links)
+    # against X-Ray's 64 KB segments, and the caller's data besides.
+    resolver, template = resolved()
+    api = read_api(template, resolver)
+    assert api.authorizer is not None and api.authorizer.function in api.functions
+    for spec in api.functions.values():
+        assert spec.environment.get("POWERTOOLS_TRACER_CAPTURE_RESPONSE") == "false", spec
