@@ -67,30 +67,22 @@ def with_loaded_page(
     # The request's own deadline (fixed at handler entry), so DNS and metering come out of the same time.
     deadline = Deadline(max(int(request_scope.remaining_ms()), 0))
     current = host()
+
+    def job() -> T:  # on the browser worker, which also counts the request towards recycling
+        try:
+            return _attempts(current, url, wait_time_ms, action, setup or PageSetup(), control, deadline)
+        finally:
+            current.note_use()
+
     try:
         return current.submit(
-            lambda: _run(current, url, wait_time_ms, action, setup or PageSetup(), control, deadline),
+            job,
             wait_s=max(deadline.remaining_ms, 0) / 1000 + WATCHDOG_GRACE_S + _STUCK_GRACE_S,
         )
     except FutureTimeout:
         log.error("browser worker stuck past the watchdog; abandoning it")
         abandon_host(current)
         raise deadline.expired() from None
-
-
-def _run(
-    current: BrowserHost,
-    url: str,
-    wait_time_ms: int,
-    action: Callable[[LoadedPage], T],
-    setup: PageSetup,
-    control: PageControl | None,
-    deadline: Deadline,
-) -> T:
-    try:
-        return _attempts(current, url, wait_time_ms, action, setup, control, deadline)
-    finally:
-        current.note_use()
 
 
 def _attempts(

@@ -191,20 +191,18 @@ _NO_FRAME = "Unable to capture screenshot"
 def _send_capture(cdp: CDPSession, params: dict[str, Any]) -> str:
     """Page.captureScreenshot, tried once more when Chromium had no frame to give; a second failure is the
     browser's (502 NAVIGATION_FAILED, refunded like every failure), never a 500."""
-    try:
-        return str(cdp.send("Page.captureScreenshot", params)["data"])
-    except PlaywrightError as exc:
-        if _NO_FRAME not in str(exc):
-            raise
-    # The same barrier as before the first attempt: a round trip through the renderer, then a new frame.
-    cdp.send("Page.getLayoutMetrics")
-    try:
-        return str(cdp.send("Page.captureScreenshot", params)["data"])
-    except PlaywrightError as exc:
-        if _NO_FRAME not in str(exc):
-            raise
-        raise NavigationFailed("The browser could not capture the page (Chromium: unable to capture "
-                               "screenshot, twice)") from exc
+    for attempt in (1, 2):
+        try:
+            return str(cdp.send("Page.captureScreenshot", params)["data"])
+        except PlaywrightError as exc:
+            if _NO_FRAME not in str(exc):
+                raise
+            if attempt == 2:
+                raise NavigationFailed("The browser could not capture the page (Chromium: unable to "
+                                       "capture screenshot, twice)") from exc
+        # The same barrier as before the first attempt: a round trip through the renderer, then a new frame.
+        cdp.send("Page.getLayoutMetrics")
+    raise AssertionError("unreachable")
 
 
 def _within_limits(
