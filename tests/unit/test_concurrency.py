@@ -12,7 +12,7 @@ from webcapture import concurrency, metering
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_table
-from webcapture.errors import ConcurrencyLimitExceeded, NavigationFailed
+from webcapture.errors import ConcurrencyLimitExceeded, NavigationFailed, UsageExceeded
 from webcapture.settings import get_settings
 
 
@@ -30,29 +30,36 @@ def leases_of(record: api_keys.ApiKeyRecord) -> set[str]:
     return set(item_of(record).get("leases", set()))
 
 
+def acquire(caller: Caller, request_id: str) -> concurrency.Lease | None:
+    """A slot as a request takes it: in the reservation's one write (here of no credits)."""
+    lease = concurrency.new_lease(caller, request_id)
+    metering.reserve(caller, 0, request_id, lease)
+    return lease
+
+
 def test_default_limit_is_five_then_429_with_retry_after(aws_resources: None) -> None:
     _, record = api_keys.create_key("u", "k", remaining=100)
     caller = caller_for(record)
-    leases = [concurrency.acquire(caller, f"req-{n}") for n in range(5)]
+    leases = [acquire(caller, f"req-{n}") for n in range(5)]
     with pytest.raises(ConcurrencyLimitExceeded) as refused:
-        concurrency.acquire(caller, "req-6")
+        acquire(caller, "req-6")
     assert refused.value.status == 429 and refused.value.code == "CONCURRENCY_LIMIT_EXCEEDED"
     assert int(refused.value.headers["Retry-After"]) >= 1
     assert len(leases_of(record)) == 5
     concurrency.release(leases[0])
-    assert concurrency.acquire(caller, "req-7") is not None  # a released slot is free again
+    assert acquire(caller, "req-7") is not None  # a released slot is free again
     assert item_of(record)["remaining"] == 100  # slots are not credits
 
 
 def test_max_concurrency_on_the_record_wins(aws_resources: None) -> None:
     _, record = api_keys.create_key("u", "k", max_concurrency=2)
     caller = caller_for(record)
-    concurrency.acquire(caller, "a")
-    concurrency.acquire(caller, "b")
+    acquire(caller, "a")
+    acquire(caller, "b")
     with pytest.raises(ConcurrencyLimitExceeded):
-        concurrency.acquire(caller, "c")
+        acquire(caller, "c")
     api_keys.update_limits(record, max_concurrency=3)
-    assert concurrency.acquire(caller, "c") is not None
+    assert acquire(caller, "c") is not None
 
 
 def test_concurrent_acquisition_from_threads_never_exceeds_the_limit(aws_resources: None) -> None:
@@ -63,7 +70,7 @@ def test_concurrent_acquisition_from_threads_never_exceeds_the_limit(aws_resourc
     def attempt(n: int) -> bool:
         start.wait()
         try:
-            concurrency.acquire(caller, f"req-{n}")
+            acquire(caller, f"req-{n}")
             return True
         except ConcurrencyLimitExceeded:
             return False
@@ -83,17 +90,18 @@ def test_expired_leases_of_a_killed_container_are_reclaimed(aws_resources: None)
         UpdateExpression="ADD leases :lease, chargedRequests :marker",
         ExpressionAttributeValues={":lease": {dead}, ":marker": {"dead-request"}},
     )
-    lease = concurrency.acquire(caller_for(record), "next-request")
+    lease = acquire(caller_for(record), "next-request")
     assert lease is not None
     assert leases_of(record) == {lease.element}
-    assert "chargedRequests" not in item_of(record)
+    # The dead request's charge marker went with its lease; the live one's was set in the same write.
+    assert item_of(record)["chargedRequests"] == {"next-request"}
 
 
 def test_live_lease_is_not_reclaimed(aws_resources: None) -> None:
     _, record = api_keys.create_key("u", "k", max_concurrency=1)
-    concurrency.acquire(caller_for(record), "live")
+    acquire(caller_for(record), "live")
     with pytest.raises(ConcurrencyLimitExceeded):
-        concurrency.acquire(caller_for(record), "other")
+        acquire(caller_for(record), "other")
 
 
 def test_a_retried_acquire_whose_answer_was_lost_holds_one_slot(
@@ -103,8 +111,8 @@ def test_a_retried_acquire_whose_answer_was_lost_holds_one_slot(
     # failure's view of the item shows the first attempt went through.
     monkeypatch.setattr(concurrency, "_now_ms", lambda: 1_900_000_000_000)
     _, record = api_keys.create_key("u", "k", max_concurrency=1)
-    first = concurrency.acquire(caller_for(record), "same")
-    again = concurrency.acquire(caller_for(record), "same")
+    first = acquire(caller_for(record), "same")
+    again = acquire(caller_for(record), "same")
     assert first is not None and again is not None and again.element == first.element
     assert leases_of(record) == {first.element}
 
@@ -135,5 +143,33 @@ def test_a_refused_request_takes_no_credit(aws_resources: None) -> None:
 
 def test_session_tokens_have_no_per_key_slot(aws_resources: None) -> None:
     session = Caller(user_id="u", kind="session")
-    assert all(concurrency.acquire(session, f"r{n}") is None for n in range(10))
+    assert all(acquire(session, f"r{n}") is None for n in range(10))
     concurrency.release(None)  # a no-op
+
+
+def test_a_request_costs_two_writes_the_slot_and_charge_in_one(aws_resources: None) -> None:
+    _, record = api_keys.create_key("u", "k", remaining=10)
+    writes: list[str] = []
+    client = dynamodb_table(get_settings().api_keys_table).meta.client
+    client.meta.events.register("before-parameter-build.dynamodb.UpdateItem",
+                                lambda params, **_: writes.append(params["UpdateExpression"]))
+    with metering.metered(caller_for(record), 1):
+        assert len(writes) == 1  # slot and charge: one round trip before the work
+        assert len(leases_of(record)) == 1 and item_of(record)["remaining"] == 9
+    assert len(writes) == 2  # and the release after it
+    assert not leases_of(record)
+
+
+def test_out_of_credits_takes_no_slot(aws_resources: None) -> None:
+    _, record = api_keys.create_key("u", "k", remaining=0, max_concurrency=1)
+    with pytest.raises(UsageExceeded), metering.metered(caller_for(record), 1):
+        pytest.fail("no work without credits")
+    item = item_of(record)
+    assert not item.get("leases") and not item.get("chargedRequests") and item["remaining"] == 0
+
+
+def test_a_full_key_is_refused_for_concurrency_before_credits(aws_resources: None) -> None:
+    _, record = api_keys.create_key("u", "k", remaining=1, max_concurrency=1)
+    with metering.metered(caller_for(record), 1), pytest.raises(ConcurrencyLimitExceeded), \
+            metering.metered(caller_for(record), 1):
+        pytest.fail("the second request must not run")  # full and out of credits: the slot decides

@@ -64,7 +64,7 @@ def remaining(record: api_keys.ApiKeyRecord) -> int:
 
 def test_a_charge_whose_answer_was_lost_is_retried_and_charged_once(dynamodb: AwsFaultProxy) -> None:
     _, record = api_keys.create_key("user-1", "k", remaining=10)
-    # The first UpdateItem of the request is the concurrency lease, the second the charge.
+    # The request's first UpdateItem takes its slot and charges it; its first answer and its retry's are lost.
     dynamodb.lose_answers(2, "UpdateItem")
     with metering.metered(caller_for(record), 1):
         pass
@@ -83,8 +83,8 @@ def test_a_refund_whose_answer_was_lost_is_retried_and_refunds_once(dynamodb: Aw
 
 def test_a_charge_that_went_through_with_every_answer_lost_is_given_back(dynamodb: AwsFaultProxy) -> None:
     _, record = api_keys.create_key("user-1", "k", remaining=10)
-    # After the lease, all four attempts of the charge (botocore retries 3 times): the first charged.
-    dynamodb.lose_answers(4, "UpdateItem", after=1)
+    # All four attempts of the slot-and-charge write (botocore retries 3 times): the first went through.
+    dynamodb.lose_answers(4, "UpdateItem")
     with pytest.raises(BotoCoreError), metering.metered(caller_for(record), 1):
         pytest.fail("the work must not run without a confirmed charge")
     assert dynamodb.lost == 4

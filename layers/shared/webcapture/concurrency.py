@@ -1,11 +1,12 @@
 """Per-key in-flight limit (CONTRACT 16): at most `maxConcurrency` metered requests of one key at a time.
 
 Each request in flight holds a lease: an element `"<expiry epoch ms>:<requestId>"` of the string set
-`leases` on the key's own item. Taking one is a single conditional UpdateItem (`ADD` the element if the
-set has fewer elements than the key allows), so DynamoDB's per-item atomicity decides every race: two
-requests can never both take the last slot. A set needs no parent attribute to exist, and `ADD`/`DELETE`
-of one element are idempotent, so a botocore retry after a lost response neither takes a second slot nor
-fails to free one.
+`leases` on the key's own item. It is taken in the same conditional UpdateItem that reserves the request's
+credits (webcapture.metering): `ADD` the element if the set has fewer elements than the key allows, so
+DynamoDB's per-item atomicity decides every race (two requests can never both take the last slot), and one
+write, not two, stands between a request and its work. A set needs no parent attribute to exist, and
+`ADD`/`DELETE` of one element are idempotent, so a botocore retry after a lost response neither takes a
+second slot nor fails to free one.
 
 Leases expire on their own: the expiry is set past the moment Lambda must have stopped the function
 (its remaining time plus a margin). A container killed mid-request cannot release its lease, so when a
@@ -25,7 +26,7 @@ from botocore.exceptions import ClientError
 from webcapture import request_scope
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_table
-from webcapture.errors import ConcurrencyLimitExceeded, Unauthorized
+from webcapture.errors import ConcurrencyLimitExceeded
 from webcapture.observability import logger
 from webcapture.settings import get_settings
 
@@ -37,9 +38,8 @@ CHARGED = "chargedRequests"
 RETRY_AFTER_S = 2
 # Past the function's own end (Lambda has stopped it by then), so a live request never loses its slot.
 LEASE_GRACE_MS = 2_000
-_ATTEMPTS = 3
-
-_ROOM = (
+# The condition under which a request may take a slot (`:default` from room_values()).
+ROOM = (
     "attribute_exists(keyHash) AND (attribute_not_exists(leases)"
     " OR (attribute_not_exists(maxConcurrency) AND size(leases) < :default)"
     " OR size(leases) < maxConcurrency)"
@@ -71,37 +71,42 @@ def _expiry(element: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def acquire(caller: Caller, request_id: str) -> Lease | None:
-    """A slot for this request, or 429 CONCURRENCY_LIMIT_EXCEEDED; None for callers without a key."""
+def new_lease(caller: Caller, request_id: str) -> Lease | None:
+    """The slot this request will ask for; None for callers without a key (no per-key limit)."""
     if caller.key_hash is None:
         return None  # session tokens have no key record (README, Decisions)
     expires = _now_ms() + int(max(request_scope.remaining_ms(), 0)) + request_scope.ANSWER_MARGIN_MS
-    lease = Lease(caller.key_hash, request_id, lease_element(request_id, expires + LEASE_GRACE_MS))
-    for _attempt in range(_ATTEMPTS):
-        try:
-            _table().update_item(
-                Key={"keyHash": lease.key_hash},
-                UpdateExpression="ADD leases :lease",
-                ConditionExpression=_ROOM,
-                ExpressionAttributeValues={":lease": {lease.element},
-                                           ":default": get_settings().default_max_concurrency},
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-            return lease
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            item: dict[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
-            if not item:
-                raise Unauthorized("Authentication required. The API key is unknown.") from None
-            held = set(item.get(LEASES, {}).get("SS", []))
-            if lease.element in held:
-                return lease  # our own earlier attempt went through; its answer was lost
-            expired = {element for element in held if _expiry(element) <= _now_ms()}
-            if not expired:
-                break
-            _drop_expired(lease.key_hash, expired)
-    raise ConcurrencyLimitExceeded(headers={"Retry-After": str(RETRY_AFTER_S)})
+    return Lease(caller.key_hash, request_id, lease_element(request_id, expires + LEASE_GRACE_MS))
+
+
+def room_values() -> dict[str, Any]:
+    """ROOM's placeholder, for the update that takes the slot."""
+    return {":default": get_settings().default_max_concurrency}
+
+
+def _held(item: dict[str, Any]) -> set[str]:
+    return set(item.get(LEASES, {}).get("SS", []))
+
+
+def is_full(item: dict[str, Any]) -> bool:
+    """Whether ROOM fails on this view of the key's item (low-level DynamoDB form, as a refused update
+    returns it)."""
+    limit_field = item.get(MAX_CONCURRENCY, {}).get("N")
+    limit = int(limit_field) if limit_field is not None else get_settings().default_max_concurrency
+    return len(_held(item)) >= limit
+
+
+def reclaim_expired(item: dict[str, Any]) -> bool:
+    """Drop the leases on this view of the item that have expired (their holder is gone); False if none
+    had: the key is really full."""
+    expired = {element for element in _held(item) if _expiry(element) <= _now_ms()}
+    if expired:
+        _drop_expired(item["keyHash"]["S"], expired)
+    return bool(expired)
+
+
+def limit_exceeded() -> ConcurrencyLimitExceeded:
+    return ConcurrencyLimitExceeded(headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 def _drop_expired(key_hash: str, expired: set[str]) -> None:

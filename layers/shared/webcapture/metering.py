@@ -1,7 +1,9 @@
 """Credit metering (CONTRACT 3): one atomic conditional update reserves the cost; failures refund it.
 
-The condition does the whole check (key exists, enabled, not expired, enough credits) in DynamoDB, so
-concurrent requests can never spend more than `remaining`.
+The condition does the whole check (key exists, enabled, not expired, enough credits, and a free
+concurrency slot: webcapture.concurrency) in DynamoDB, so concurrent requests can never spend more than
+`remaining` nor hold more than `maxConcurrency` slots. Slot and charge are one write because every write
+is a round trip on each request's path (about 5 ms to DynamoDB, more to the local emulator).
 
 Both writes are idempotent per request: botocore retries an UpdateItem whose answer was lost, and a plain
 `remaining - :cost` would then charge twice (or refund twice). The reservation adds the request id to the
@@ -26,6 +28,7 @@ from webcapture import concurrency, request_scope
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_table
+from webcapture.concurrency import Lease
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import NavigationTimeout, Unauthorized, UsageExceeded
 from webcapture.observability import logger, metrics
@@ -57,7 +60,8 @@ def _table() -> Any:
     return dynamodb_table(get_settings().api_keys_table)
 
 
-def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: str) -> None:
+def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: str,
+            lease: Lease | None) -> None:
     values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1,
                               ":request": request_id, ":marker": {request_id}}
     if limited:
@@ -69,10 +73,16 @@ def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: st
         expression = _COUNT
         condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
         values[":null"] = "NULL"
+    expression += _MARK
+    condition += _NOT_YET_CHARGED
+    if lease is not None:
+        expression += ", leases :lease"
+        condition += " AND " + concurrency.ROOM
+        values.update({":lease": {lease.element}, **concurrency.room_values()})
     _table().update_item(
         Key={"keyHash": key_hash},
-        UpdateExpression=expression + _MARK,
-        ConditionExpression=condition + _NOT_YET_CHARGED,
+        UpdateExpression=expression,
+        ConditionExpression=condition,
         ExpressionAttributeValues=values,
         ReturnValuesOnConditionCheckFailure="ALL_OLD",
     )
@@ -91,8 +101,12 @@ def _marked(item: dict[str, Any], request_id: str) -> bool:
     return request_id in item.get("chargedRequests", {}).get("SS", [])
 
 
-def reserve(caller: Caller, cost: int, request_id: str | None = None) -> Reservation:
-    """Charge `cost` credits to the caller's key and count the request; 401 or 429 when it can't.
+def reserve(
+    caller: Caller, cost: int, request_id: str | None = None, lease: Lease | None = None
+) -> Reservation:
+    """Charge `cost` credits to the caller's key, count the request and, given a lease
+    (concurrency.new_lease), take its slot, all in one write; 401, or 429 (a full key, before credits)
+    when it can't.
 
     Charging twice with one `request_id` charges once (a retried write whose first answer was lost).
     """
@@ -101,9 +115,10 @@ def reserve(caller: Caller, cost: int, request_id: str | None = None) -> Reserva
         return Reservation(key_hash=None, cost=cost, charged=False, request_id=request_id)
     now = utc_timestamp()
     limited = caller.limited
-    for _attempt in range(2):
+    # A second try after a stale limit hint, and after dropping a killed container's expired leases.
+    for _attempt in range(3):
         try:
-            _update(caller.key_hash, cost, limited=limited, now=now, request_id=request_id)
+            _update(caller.key_hash, cost, limited=limited, now=now, request_id=request_id, lease=lease)
             _counted.set(True)
             return Reservation(key_hash=caller.key_hash, cost=cost, charged=limited, request_id=request_id)
         except ClientError as error:
@@ -113,13 +128,18 @@ def reserve(caller: Caller, cost: int, request_id: str | None = None) -> Reserva
             if not item:
                 raise Unauthorized("Authentication required. The API key is unknown.") from None
             if _marked(item, request_id):
-                # Already charged for this request: the first write went through, its answer was lost.
+                # Already charged for this request (and its slot taken, in the same write): the first write
+                # went through, its answer was lost.
                 _counted.set(True)
                 charged = _from_wire(item).get("remaining") is not None
                 return Reservation(caller.key_hash, cost, charged=charged, request_id=request_id)
             record = ApiKeyRecord(_from_wire(item))
             if not record.is_usable(now):
                 raise Unauthorized("Authentication required. The API key is disabled or expired.") from None
+            if lease is not None and concurrency.is_full(item):
+                if not concurrency.reclaim_expired(item):
+                    raise concurrency.limit_exceeded() from None
+                continue  # a killed container's slots were freed
             has_limit = record.item.get("remaining") is not None
             if has_limit == limited:
                 raise UsageExceeded() from None
@@ -166,15 +186,17 @@ def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
     request_id = request_scope.request_id() or str(uuid.uuid4())
     if request_scope.remaining_ms() <= 0:
         raise NavigationTimeout("The request's time budget was spent before the work could start")
-    lease = concurrency.acquire(caller, request_id)
+    lease = concurrency.new_lease(caller, request_id)
     try:
-        try:
-            reservation = reserve(caller, cost, request_id)
-        except (BotoCoreError, ClientError):
-            # AWS failed after botocore's retries; one of them may have charged with its answer lost. The
-            # refund only applies if this request's charge marker is there, so it gives back exactly that.
-            _refund_quietly(Reservation(caller.key_hash, cost, charged=True, request_id=request_id))
-            raise
+        reservation = reserve(caller, cost, request_id, lease)
+    except (BotoCoreError, ClientError):
+        # AWS failed after botocore's retries; one of them may have gone through with its answer lost. The
+        # refund only applies if this request's charge marker is there, so it gives back exactly that charge;
+        # then the slot the same write took. (A refusal, 401 or 429, changed nothing: nothing to give back.)
+        _refund_quietly(Reservation(caller.key_hash, cost, charged=True, request_id=request_id))
+        concurrency.release(lease)
+        raise
+    try:
         try:
             yield reservation
         except BaseException:
@@ -185,7 +207,6 @@ def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
             _refund_quietly(reservation)
     finally:
         concurrency.release(lease)
-
 
 
 def start_request() -> None:
