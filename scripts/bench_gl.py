@@ -17,6 +17,12 @@ webgl.html (a canvas drawn by WebGL: its pixels tell whether WebGL drew). Beside
 time the browser's processes spent per capture (its own, its live children's and its reaped renderers'),
 which other load on the machine does not inflate.
 
+Each page is captured two ways, each its own table: Playwright's `page.screenshot` (how the issue measured
+it) and the service's own capture (webcapture.browser.screenshot: the layout metrics, then CDP's
+Page.captureScreenshot of the page's region, what every /v1/web/screenshot does on its loaded page), which
+skips Playwright's screenshot preparation (fonts, caret, a round trip per frame) and so shows what the GL
+mode costs the service's capture.
+
     python scripts/bench_gl.py [--runs 15] [--write-docs]
 """
 
@@ -28,19 +34,22 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from playwright.sync_api import Browser, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.unit.test_browser_screenshot import decode_png  # noqa: E402
 from webcapture.browser import processes  # noqa: E402
 from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
 from webcapture.browser.launch_flags import LAMBDA_FLAGS  # noqa: E402
+from webcapture.browser.screenshot import _capture_with  # noqa: E402
+from webcapture.models.requests import ScreenshotOptions  # noqa: E402
 
 DOC = REPO / "docs" / "benchmarks.md"
 START, END = "<!-- gl:start -->", "<!-- gl:end -->"
@@ -82,13 +91,26 @@ def browser_pid(marker: str) -> int:
     raise SystemExit(f"no browser with {marker}")
 
 
-def capture(browser: Browser, url: str, full_page: bool) -> bytes:
+def playwright_shot(page: Page, full_page: bool) -> bytes:
+    return page.screenshot(full_page=full_page)
+
+
+def service_shot(page: Page, full_page: bool) -> bytes:
+    cdp = page.context.new_cdp_session(page)
+    image, _ = _capture_with(cdp, page, ScreenshotOptions(fullPage=full_page), 1.0)
+    return image
+
+
+SHOTS: dict[str, Callable[[Page, bool], bytes]] = {
+    "Playwright's page.screenshot": playwright_shot, "the service's capture": service_shot}
+
+
+def capture(browser: Browser, url: str, full_page: bool, shot: Callable[[Page, bool], bytes]) -> bytes:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = context.new_page()
         page.goto(url, wait_until="load")
-        image: bytes = page.screenshot(full_page=full_page)
-        return image
+        return shot(page, full_page)
     finally:
         context.close()
 
@@ -103,7 +125,7 @@ def measure(runs: int) -> dict[str, Any]:
     install = resolve_chromium()
     server = get_server()
     env: dict[str, str | float | bool] = {**os.environ, **install.env}
-    results: dict[str, Any] = {"ms": {}, "cpu_ms": {}, "webgl": {}}
+    results: dict[str, Any] = {"ms": {}, "cpu_ms": {}, "webgl": {}}  # ms and cpu_ms by way, then page
     with sync_playwright() as playwright:
         # The marker (a switch Chromium ignores) finds each mode's browser process.
         browsers = {mode: playwright.chromium.launch(executable_path=str(install.executable), env=env,
@@ -111,26 +133,36 @@ def measure(runs: int) -> dict[str, Any]:
                     for index, (mode, flags) in enumerate(MODES.items())}
         pids = {mode: browser_pid(f"--webcapture-gl-mode={index}") for index, mode in enumerate(MODES)}
         try:
+            webgl = server.url("/webgl.html")
             for mode, browser in browsers.items():
-                results["webgl"][mode] = webgl_draws(capture(browser, server.url("/webgl.html"), False))
-            for name, full_page in PAGES.items():
-                url = server.url(f"/{name}")
-                samples: dict[str, list[float]] = {mode: [] for mode in MODES}
-                cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
-                for round_ in range(runs + 2):
-                    for mode, browser in browsers.items():
-                        started, cpu_before = time.perf_counter(), tree_cpu_s(pids[mode])
-                        capture(browser, url, full_page)
-                        if round_ >= 2:  # two warm-up rounds
-                            samples[mode].append(time.perf_counter() - started)
-                            cpu[mode].append(tree_cpu_s(pids[mode]) - cpu_before)
-                results["ms"][name] = {mode: statistics.median(v) * 1000 for mode, v in samples.items()}
-                results["cpu_ms"][name] = {mode: statistics.mean(v) * 1000 for mode, v in cpu.items()}
+                results["webgl"][mode] = all(webgl_draws(capture(browser, webgl, False, shot))
+                                             for shot in SHOTS.values())
+            for way, shot in SHOTS.items():
+                results["ms"][way], results["cpu_ms"][way] = {}, {}
+                for name, full_page in PAGES.items():
+                    wall, cpu = in_turns(browsers, pids, server.url(f"/{name}"), full_page, shot, runs)
+                    results["ms"][way][name], results["cpu_ms"][way][name] = wall, cpu
         finally:
             for browser in browsers.values():
                 browser.close()
             stop_server()
     return results
+
+
+def in_turns(browsers: dict[str, Browser], pids: dict[str, int], url: str, full_page: bool,
+             shot: Callable[[Page, bool], bytes], runs: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall and mean browser CPU per capture (ms) by mode, the modes in turns."""
+    samples: dict[str, list[float]] = {mode: [] for mode in MODES}
+    cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
+    for round_ in range(runs + 2):
+        for mode, browser in browsers.items():
+            started, cpu_before = time.perf_counter(), tree_cpu_s(pids[mode])
+            capture(browser, url, full_page, shot)
+            if round_ >= 2:  # two warm-up rounds
+                samples[mode].append(time.perf_counter() - started)
+                cpu[mode].append(tree_cpu_s(pids[mode]) - cpu_before)
+    return ({mode: statistics.median(v) * 1000 for mode, v in samples.items()},
+            {mode: statistics.mean(v) * 1000 for mode, v in cpu.items()})
 
 
 def report(results: dict[str, Any], runs: int) -> str:
@@ -142,19 +174,23 @@ def report(results: dict[str, Any], runs: int) -> str:
         "",
         f"`python scripts/bench_gl.py` on {os.cpu_count()} cores, {cpu}: raw Playwright on the pinned "
         "Chromium with webcapture's flags but the GL mode, a fresh context per capture, modes in turns; "
-        f"medians of {runs}. Ratios are to the flags before issue 12 (`--no-zygote --use-gl=angle "
+        "each page captured by Playwright's `page.screenshot` and by the service's own capture (CDP's "
+        f"Page.captureScreenshot of the page's region, as every /v1/web/screenshot); medians of {runs}. "
+        "Ratios are to the flags before issue 12 (`--no-zygote --use-gl=angle "
         "--use-angle=swiftshader`); `default` is today's `LAMBDA_FLAGS`.",
         "",
         "| page | " + " | ".join(f"`{mode}`" for mode in modes) + " |",
         "|---|" + "---:|" * len(modes),
     ]
-    for key, label in (("ms", "wall, median"), ("cpu_ms", "browser CPU, mean")):
-        for name, by_mode in results[key].items():
-            base = by_mode[modes[0]]
-            cells = [f"{by_mode[mode]:.0f} ms"
-                     + ("" if mode == modes[0] else f" ({by_mode[mode] / base:.2f}x)")
-                     for mode in modes]
-            rows.append(f"| `{name}` ({label}) | " + " | ".join(cells) + " |")
+    for way in SHOTS:
+        rows.append(f"| **{way}** |" + " |" * len(modes))
+        for key, label in (("ms", "wall, median"), ("cpu_ms", "browser CPU, mean")):
+            for name, by_mode in results[key][way].items():
+                base = by_mode[modes[0]]
+                cells = [f"{by_mode[mode]:.0f} ms"
+                         + ("" if mode == modes[0] else f" ({by_mode[mode] / base:.2f}x)")
+                         for mode in modes]
+                rows.append(f"| `{name}` ({label}) | " + " | ".join(cells) + " |")
     rows.append("| WebGL draws (`webgl.html`'s pixels) | "
                 + " | ".join("yes" if results["webgl"][mode] else "**no**" for mode in modes) + " |")
     return "\n".join([START, *rows, END])
