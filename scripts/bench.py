@@ -27,6 +27,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.support.local_api import start_local_api  # noqa: E402
 from tests.support.page_filters import SITE, fixture_names, in_fresh_context  # noqa: E402
+from tests.support.service_capture import service_shot  # noqa: E402
 from webcapture import egress  # noqa: E402
 from webcapture.browser.ad_blocking import enable_ad_blocking, hide_ad_elements  # noqa: E402
 from webcapture.browser.budget import Deadline  # noqa: E402
@@ -54,7 +55,9 @@ METHOD = (
     "comparison and the launch-per-request variants are measured in separate rounds. The API figures "
     "include HTTP, the local API Gateway emulation, the authorizer, metering against moto's server "
     "and the egress proxy; raw Playwright runs the same Chromium build with the same launch flags "
-    "(launch_flags.LAMBDA_FLAGS), no proxy, and takes the same full-page png (the default); for "
+    "(launch_flags.LAMBDA_FLAGS), no proxy, and takes the same full-page png (the default), with "
+    "Playwright's page.screenshot and, in a second row, the way the service captures (CDP's "
+    "Page.captureScreenshot of the page's region, without page.screenshot's preparation); for "
     "links it loads the page, runs the service's own extraction script (links._EXTRACT_JS) and "
     "parses its answer. The cold start is `make bench-cold`'s (below)."
 )
@@ -111,12 +114,13 @@ class RawPlaywright:
             proxy={"server": proxy} if proxy else None, args=[*LAMBDA_FLAGS, *args])
 
     @staticmethod
-    def capture(browser: Any, url: str) -> bytes:
+    def capture(browser: Any, url: str, as_service: bool = False) -> bytes:
+        """A full-page png by Playwright's page.screenshot, or (as_service) the way the service captures."""
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         try:
             page = context.new_page()
             page.goto(url, wait_until="load")
-            image: bytes = page.screenshot(full_page=True)
+            image: bytes = service_shot(page, True) if as_service else page.screenshot(full_page=True)
             return image
         finally:
             context.close()
@@ -244,6 +248,9 @@ def main() -> int:
             def raw_open(url: str = target) -> None:
                 raw.capture(raw.open_browser, url)
 
+            def raw_as_service(url: str = target) -> None:
+                raw.capture(raw.open_browser, url, as_service=True)
+
             def raw_launch(url: str = target) -> None:
                 raw.launch_and_capture(url)
 
@@ -251,7 +258,8 @@ def main() -> int:
                 raw.driver_and_browser_per_request(url)
 
             # The warm comparison on its own, then the launch variants against the API in another round.
-            warm = interleaved({"api": through_api, "raw_open": raw_open}, settle_s=SETTLE_S)
+            warm = interleaved({"api": through_api, "raw_open": raw_open, "raw_as_service": raw_as_service},
+                               settle_s=SETTLE_S)
             launched = interleaved({"api": through_api, "raw_launch": raw_launch,
                                     "raw_driver_launch": raw_driver_launch}, settle_s=SETTLE_S)
             screenshots[name] = {**warm, "api_beside_launches": launched["api"],
@@ -405,6 +413,9 @@ def write_report(r: dict[str, Any]) -> None:
         rows += [
             f"| `{page}`: warm screenshot through the local API | {api * 1000:.0f} ms | raw Playwright, "
             f"open browser ({raw * 1000:.0f} ms) | {api / raw:.2f}x | <= 1.10x |",
+            f"| `{page}`: the same | {api * 1000:.0f} ms | raw Playwright capturing as the service does "
+            f"(CDP, the page's region; {t['raw_as_service'] * 1000:.0f} ms) | "
+            f"{api / t['raw_as_service']:.2f}x | |",
             f"| `{page}`: raw Playwright, browser launched per request (driver kept) | "
             f"{t['raw_launch'] * 1000:.0f} ms | warm screenshot through the API "
             f"({t['api_beside_launches'] * 1000:.0f} ms) | {t['raw_launch'] / t['api_beside_launches']:.2f}x "

@@ -44,12 +44,11 @@ sys.path.insert(0, str(REPO))
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
+from tests.support.service_capture import service_shot  # noqa: E402
 from tests.unit.test_browser_screenshot import decode_png  # noqa: E402
 from webcapture.browser import processes  # noqa: E402
 from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
 from webcapture.browser.launch_flags import LAMBDA_FLAGS  # noqa: E402
-from webcapture.browser.screenshot import _capture_with  # noqa: E402
-from webcapture.models.requests import ScreenshotOptions  # noqa: E402
 
 DOC = REPO / "docs" / "benchmarks.md"
 START, END = "<!-- gl:start -->", "<!-- gl:end -->"
@@ -93,12 +92,6 @@ def browser_pid(marker: str) -> int:
 
 def playwright_shot(page: Page, full_page: bool) -> bytes:
     return page.screenshot(full_page=full_page)
-
-
-def service_shot(page: Page, full_page: bool) -> bytes:
-    cdp = page.context.new_cdp_session(page)
-    image, _ = _capture_with(cdp, page, ScreenshotOptions(fullPage=full_page), 1.0)
-    return image
 
 
 SHOTS: dict[str, Callable[[Page, bool], bytes]] = {
