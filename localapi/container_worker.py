@@ -54,11 +54,12 @@ def send_message(conn: Connection, message: dict[str, Any]) -> None:
 
 
 def runtime_payload(result: Any) -> bytes:
-    """The result as the python3.12 runtime's marshaller writes it: non-ASCII as UTF-8, not escaped."""
+    """The result as the python3.12 runtime's marshaller writes it: the default separators, non-ASCII as
+    UTF-8 (ensure_ascii off, on that runtime only)."""
     try:
-        return json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode()
+        return json.dumps(result, ensure_ascii=False).encode()
     except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot carry: escaped, the same JSON value
-        return json.dumps(result, separators=(",", ":")).encode()
+        return json.dumps(result).encode()
 
 
 def send_result(conn: Connection, payload: bytes) -> None:

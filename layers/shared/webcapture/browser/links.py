@@ -69,6 +69,7 @@ _EXTRACT_JS = r"""
 
 
 class Link(NamedTuple):
+    # One link whole, for callers outside the answer's hot path (which works on Links' columns).
     url: str
     text: str
     internal: bool
