@@ -1,9 +1,10 @@
 """One warm Lambda container: a process that imports a function's handler once and runs its invocations.
 
 lambda_runtime forks it (from its preloaded fork server) with `container_main` as the target and one end of
-a pipe: each message is a JSON object, an event in, `{"result": ...}` or `{"error": message, "type": name}`
-out. The handler's own logs go to stdout and stderr as they would in Lambda. The pipe closing (the local API
-stopping or dying) ends the process, and with it the module globals (the browser above all) it owned.
+a pipe: an event goes in as a JSON object; out comes the result serialised as the runtime does it (bytes,
+see `send_result`) or `{"error": message, "type": name}`. The handler's own logs go to stdout and stderr as
+they would in Lambda. The pipe closing (the local API stopping or dying) ends the process, and with it the
+module globals (the browser above all) it owned.
 """
 
 from __future__ import annotations
@@ -42,16 +43,38 @@ class LambdaContext:
 
 # -- framing, shared with the parent (lambda_runtime) ------------------------------------------------------
 
+# A reply that starts with this byte is a handler's result, the rest of it serialised once, as the Lambda
+# runtime posts it: the parent checks Lambda's response limit on these very bytes and hands them on, so the
+# answer is not decoded and encoded again on its way. Every other message is a JSON object (they start "{").
+_RESULT = b"r"
+
+
 def send_message(conn: Connection, message: dict[str, Any]) -> None:
     conn.send_bytes(json.dumps(message, separators=(",", ":")).encode())
 
 
-def receive_message(conn: Connection) -> dict[str, Any] | None:
-    """The next message, or None when the other side has closed the pipe."""
+def runtime_payload(result: Any) -> bytes:
+    """The result as the python3.12 runtime's marshaller writes it: the default separators, non-ASCII as
+    UTF-8 (ensure_ascii off, on that runtime only)."""
+    try:
+        return json.dumps(result, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot carry: escaped, the same JSON value
+        return json.dumps(result).encode()
+
+
+def send_result(conn: Connection, payload: bytes) -> None:
+    conn.send_bytes(_RESULT + payload)
+
+
+def receive_message(conn: Connection) -> dict[str, Any] | bytes | None:
+    """The next message: a JSON message, a result's payload (bytes), or None when the other side has
+    closed the pipe."""
     try:
         payload = conn.recv_bytes()
     except (EOFError, OSError):
         return None
+    if payload[:1] == _RESULT:
+        return payload[1:]
     message: dict[str, Any] = json.loads(payload)
     return message
 
@@ -79,14 +102,15 @@ def load_handler(code_uri: Path, handler: str, function: str) -> Handler:
 
 def serve(conn: Connection, handler: Handler, function: str, timeout_s: int, memory_mb: int) -> None:
     arn = f"arn:aws:lambda:us-east-1:123456789012:function:{function}"
-    while (event := receive_message(conn)) is not None:
+    while isinstance(event := receive_message(conn), dict):
         # The function's own Timeout from template.yaml, counted from when the invocation reaches us.
         context = LambdaContext(function, memory_mb, time.monotonic() + timeout_s, str(uuid.uuid4()), arn)
         try:
-            reply: dict[str, Any] = {"result": handler(event, context)}
+            payload = runtime_payload(handler(event, context))
         except Exception as exc:  # what Lambda reports as the function's error
-            reply = {"error": str(exc), "type": type(exc).__name__}
-        send_message(conn, reply)
+            send_message(conn, {"error": str(exc), "type": type(exc).__name__})
+        else:
+            send_result(conn, payload)
 
 
 def container_main(conn: Connection, code_uri: str, handler: str, function: str, timeout_s: int,

@@ -124,12 +124,12 @@ class LocalGateway:
                               if self.api.authorizer and route.authorized else None)
         event = self._event(request, route, body, request_id, authorizer_context, arrived_ms)
         try:
-            result = self.containers[route.function].invoke(event, self.timeout_s)
+            payload = self.containers[route.function].invoke_payload(event, self.timeout_s)
         except InvocationTimeout:
             raise GatewayRefusal("INTEGRATION_TIMEOUT") from None
         except Exception:
             raise GatewayRefusal("DEFAULT_5XX", 502) from None  # a function error is a 502 from API Gateway
-        return self._response(request, result)
+        return self._response(request, payload)
 
     # -------------------------------------------------------------- routing
     def _match(self, method: str, path: str) -> Route:
@@ -225,11 +225,12 @@ class LocalGateway:
             "isBase64Encoded": bool(body) and binary,
         }
 
-    def _response(self, request: Request, result: Any) -> Response:
+    def _response(self, request: Request, payload: bytes) -> Response:
+        if len(payload) > LAMBDA_MAX_RESPONSE:
+            raise GatewayRefusal("DEFAULT_5XX", 502)  # Lambda refuses responses over 6 MB
+        result = json.loads(payload)
         if not isinstance(result, dict) or not isinstance(result.get("statusCode"), int):
             raise GatewayRefusal("DEFAULT_5XX", 502)  # "Malformed Lambda proxy response"
-        if len(json.dumps(result)) > LAMBDA_MAX_RESPONSE:
-            raise GatewayRefusal("DEFAULT_5XX", 502)  # Lambda refuses responses over 6 MB
         headers = Headers()
         for name, values in (result.get("multiValueHeaders") or {}).items():
             for value in values:

@@ -13,6 +13,7 @@ Lambda ends it: the container is killed.
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
 import threading
@@ -94,9 +95,9 @@ class Container:
         except OSError:
             return False
 
-    def invoke(self, event: dict[str, Any], timeout_s: float) -> Any:
+    def invoke(self, event: dict[str, Any], timeout_s: float) -> bytes:
         """Run one invocation, after the container's init on its first (Lambda allows an init 10 s,
-        apart from the function's Timeout)."""
+        apart from the function's Timeout): the result as the runtime serialised it."""
         self.wait_initialised()
         if self._init_error is not None:
             raise FunctionError(self._init_error)
@@ -106,19 +107,19 @@ class Container:
         except OSError:
             raise ContainerDied(self.spec.logical_id) from None
         reply = self._receive(deadline)
-        if "error" in reply:
-            raise FunctionError(str(reply["error"]))
-        return reply.get("result")
+        if isinstance(reply, bytes):
+            return reply
+        raise FunctionError(str(reply.get("error")))
 
     def wait_initialised(self) -> None:
         """Wait for the worker's init (imports, the handler's module code) to finish."""
         if not self._initialised:
             ready = self._receive(time.monotonic() + _INIT_TIMEOUT_S)
-            if "initError" in ready:
+            if isinstance(ready, dict) and "initError" in ready:
                 self._init_error = str(ready["initError"])
             self._initialised = True
 
-    def _receive(self, deadline: float) -> dict[str, Any]:
+    def _receive(self, deadline: float) -> dict[str, Any] | bytes:
         try:
             ready = self._conn.poll(max(deadline - time.monotonic(), 0.001))
         except OSError:
@@ -191,13 +192,18 @@ class FunctionContainers:
         self._stopped = False
 
     def invoke(self, event: dict[str, Any], wait_s: float | None = None) -> Any:
+        """The function's result (see invoke_payload)."""
+        return json.loads(self.invoke_payload(event, wait_s))
+
+    def invoke_payload(self, event: dict[str, Any], wait_s: float | None = None) -> bytes:
         """Invoke the function and wait up to wait_s (default: until it ends, at the latest at its
-        Timeout) for its answer.
+        Timeout) for its result, serialised as the runtime sends it to Lambda (what Lambda's response
+        limit counts).
 
         When the caller gives up first (API Gateway's 29 s), an invocation that is still queued is
         cancelled here and never runs: the one place where "the gateway gave up" meets "not started yet".
         One that has started runs on until its own Timeout, as in Lambda."""
-        future: Future[Any] = self._executor.submit(self._invoke_in_container, event)
+        future: Future[bytes] = self._executor.submit(self._invoke_in_container, event)
         try:
             return future.result(timeout=wait_s)
         except FutureTimeout:
@@ -206,7 +212,7 @@ class FunctionContainers:
         except CancelledError:
             raise InvocationTimeout(self.spec.logical_id) from None
 
-    def _invoke_in_container(self, event: dict[str, Any]) -> Any:
+    def _invoke_in_container(self, event: dict[str, Any]) -> bytes:
         container = self._acquire()
         try:
             return container.invoke(event, self.spec.timeout_s)

@@ -7,7 +7,7 @@ import webcapture.warm_start  # noqa: F401
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
+from webcapture.api import create_resolver, current_caller, entry_point, large_success, request_body
 from webcapture.credits import Operation
 from webcapture.models.requests import LinksRequest
 from webcapture.observability import tracer
@@ -20,7 +20,7 @@ app = create_resolver()
 @tracer.capture_method
 def links() -> Response[str]:
     request = request_body(app, LinksRequest)
-    return success(app, collect_page_links(current_caller(app), request), Operation.LINKS)
+    return large_success(app, collect_page_links(current_caller(app), request), Operation.LINKS)
 
 
 lambda_handler = entry_point(app)

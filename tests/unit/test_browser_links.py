@@ -10,7 +10,7 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     fixture_server_fixture,
 )
 from webcapture.browser import Links, collect_links
-from webcapture.browser.links import Link, parse_links
+from webcapture.browser.links import parse_links
 from webcapture.models.requests import LinksRequest
 
 
@@ -117,6 +117,11 @@ def test_a_lone_surrogate_in_a_link_text_becomes_a_replacement_character(
 def test_parsed_links_keep_whole_pairs_and_mend_only_lone_halves() -> None:
     # As JSON.stringify writes them: a whole pair as the character, a lone half as an escape.
     whole = parse_links('["https://a.example/", "rocket \U0001f680", 1]')
-    assert whole == (Link("https://a.example/", "rocket \U0001f680", True),)
+    assert whole == (["https://a.example/"], ["rocket \U0001f680"], [1])
     half = parse_links('["https://a.example/", "half \\ud83d", 0, "https://b.example/", "\\\\ud83d", 1]')
-    assert half == (Link("https://a.example/", "half \ufffd", False), Link("https://b.example/", "\\ud83d", True))
+    assert half == (["https://a.example/", "https://b.example/"], ["half \ufffd", "\\ud83d"], [0, 1])
+
+
+def test_an_extraction_that_is_not_triples_is_refused() -> None:
+    with pytest.raises(ValueError, match="triples"):
+        parse_links('["https://a.example/", "text"]')

@@ -12,7 +12,7 @@ from typing import Any
 from webcapture import egress
 from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
-from webcapture.browser.links import Link, collect_links
+from webcapture.browser.links import collect_links
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.gc_pause import collection_paused
@@ -30,50 +30,52 @@ _PER_LINK_OVERHEAD = 30
 _SLICE = 1024
 
 
-def _what_fits(links: tuple[Link, ...]) -> tuple[Link, ...]:
+def _how_many_fit(urls: list[str], texts: list[str]) -> int:
+    """How many links, from the first, fit in the answer."""
     budget = response_budget()
     used = 0
-    for start in range(0, len(links), _SLICE):
-        piece = links[start : start + _SLICE]
-        size = _size(piece)
+    for start in range(0, len(urls), _SLICE):
+        end = min(start + _SLICE, len(urls))
+        size = _size(urls[start:end], texts[start:end])
         if used + size > budget:
-            for index, link in enumerate(piece):
-                used += _size((link,))
+            for index in range(start, end):
+                used += _size(urls[index : index + 1], texts[index : index + 1])
                 if used > budget:
-                    return links[: start + index]
+                    return index
         used += size
-    return links
+    return len(urls)
 
 
-def _size(links: tuple[Link, ...]) -> int:
+def _size(urls: list[str], texts: list[str]) -> int:
     """What these links take in the answer."""
-    strings = [string for link in links for string in (link.url, link.text)]
-    return escaped_json_size("".join(strings)) + _PER_LINK_OVERHEAD * len(links)
+    return escaped_json_size("".join(urls) + "".join(texts)) + _PER_LINK_OVERHEAD * len(urls)
 
 
 def collect_page_links(caller: Caller, request: LinksRequest) -> dict[str, Any]:
     egress.check_target(request.url)  # refused targets cost nothing
     with metered(caller, cost_of(Operation.LINKS)):
         result = collect_links(request)
-    returned = _what_fits(result.links)
-    internal = sum(1 for link in returned if link.internal)
+    on_page = result.total_links
+    returned = _how_many_fit(result.urls, result.texts)
+    internal = sum(result.internal[:returned])
     with collection_paused():  # up to 100,000 dicts
-        listed = [{"url": link.url, "text": link.text} for link in returned]
+        pairs = zip(result.urls[:returned], result.texts[:returned], strict=True)
+        listed = [{"url": url, "text": text} for url, text in pairs]
     data: dict[str, Any] = {
         "links": listed,
         "metadata": {
             "url": result.final_url,
             "timestamp": utc_timestamp(),
-            "totalLinks": len(returned),
+            "totalLinks": returned,
             "internalLinks": internal,
-            "externalLinks": len(returned) - internal,
-            "linksOnPage": len(result.links),
-            "truncated": len(returned) < len(result.links),
+            "externalLinks": returned - internal,
+            "linksOnPage": on_page,
+            "truncated": returned < on_page,
             "statusCode": result.status_code,
             "requestedUrl": result.requested_url,
         },
     }
-    if len(returned) < len(result.links):
-        data["warning"] = (f"The page has {len(result.links)} links; the first {len(returned)} are returned, "
+    if returned < on_page:
+        data["warning"] = (f"The page has {on_page} links; the first {returned} are returned, "
                            "as many as fit in one response.")
     return with_warnings(data, result.warnings)
