@@ -46,6 +46,9 @@ def test_playwright_ships_its_node_packed(build_dir: Path) -> None:
     assert (driver / "package" / "cli.js").is_file()
     assert not (driver / "node").exists(), "the unpacked Node (150 MB) would break the 250 MB budget"
     assert not (build_dir / "BrowserLayer" / "python" / "bin").exists()
+    # Development tools' files (typings, trace viewer and recorder UIs), not shipped: test_built_handlers
+    # screenshots with what is left.
+    assert not (driver / "package" / "types").exists() and not (driver / "package" / "lib" / "vite").exists()
 
 
 def test_the_built_driver_starts_from_the_shipped_compile_cache(build_dir: Path, tmp_path: Path) -> None:
