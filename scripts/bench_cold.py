@@ -103,7 +103,10 @@ def one_run(python: Path, function: BuiltFunction, opt: Path, url: str,
             command, env=env, cwd=function.code_dir, capture_output=True, text=True, timeout=180, check=False,
         )
         if completed.returncode != 0:
-            raise SystemExit(f"the cold start failed:\n{completed.stdout}\n{completed.stderr[-3000:]}")
+            # The head says what failed (Playwright's call log, at the end, can be long).
+            errors = completed.stderr if len(completed.stderr) < 6000 else (
+                f"{completed.stderr[:3000]}\n[...]\n{completed.stderr[-3000:]}")
+            raise SystemExit(f"the cold start of {opt} failed:\n{completed.stdout}\n{errors}")
         timings: dict[str, float] = json.loads(completed.stdout.strip().splitlines()[-1])
         return timings
 

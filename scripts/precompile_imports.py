@@ -41,8 +41,9 @@ CHECKED = py_compile.PycInvalidationMode.CHECKED_HASH
 build, module, paths = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 sys.path[:0] = paths
 importlib.import_module(module)
-# Imported on the first request, not at import: the decompressor of the BrowserLayer's .zst files.
-for lazy in ("zstandard",):
+# Imported by the unpack's child Python, not by the handler: the decompressors of the BrowserLayer's .zst
+# and .lz4 files.
+for lazy in ("zstandard", "lz4.frame"):
     try:
         importlib.import_module(lazy)
     except ImportError:

@@ -13,8 +13,9 @@ from pathlib import Path
 from tests.artifact.harness import REPO_ROOT, BuiltFunction
 from webcapture.browser.node_runtime import COMPILE_CACHE_DIR, compile_cache_env, unpack_node
 
-# Recompressed from the fetched pack's brotli by scripts/pack_zstd.py: inflates about twice as fast at cold start.
-PACK_FILES = ("PACK", "chromium.zst", "al2023.tar.zst", "fonts.tar.zst", "swiftshader.tar.zst")
+# Recompressed from the fetched pack's brotli by scripts/pack_zstd.py: the binary to lz4, the fastest to
+# inflate at a cold start, the tarballs to zstd.
+PACK_FILES = ("PACK", "chromium.lz4", "al2023.tar.zst", "fonts.tar.zst", "swiftshader.tar.zst")
 
 
 def test_browser_layer_holds_the_chromium_pack_compressed(build_dir: Path) -> None:
@@ -25,6 +26,7 @@ def test_browser_layer_holds_the_chromium_pack_compressed(build_dir: Path) -> No
         "NotoColorEmoji.ttf", "NotoSansCJK-Regular.ttc"]
     assert not (pack / "chromium").exists(), "the layer must ship the browser compressed"
     assert not list(pack.glob("*.br")), "the brotli files are replaced by their .zst, not shipped twice"
+    assert not (pack / "chromium.zst").exists(), "the binary ships once, as lz4"
 
 
 def test_browser_layer_was_built_from_the_current_pin(build_dir: Path) -> None:
@@ -44,6 +46,9 @@ def test_playwright_ships_its_node_packed(build_dir: Path) -> None:
     assert (driver / "package" / "cli.js").is_file()
     assert not (driver / "node").exists(), "the unpacked Node (150 MB) would break the 250 MB budget"
     assert not (build_dir / "BrowserLayer" / "python" / "bin").exists()
+    # Development tools' files (typings, trace viewer and recorder UIs), not shipped: test_built_handlers
+    # screenshots with what is left.
+    assert not (driver / "package" / "types").exists() and not (driver / "package" / "lib" / "vite").exists()
 
 
 def test_the_built_driver_starts_from_the_shipped_compile_cache(build_dir: Path, tmp_path: Path) -> None:
@@ -70,6 +75,10 @@ def test_the_decompressor_ships_trimmed(build_dir: Path) -> None:
     package = build_dir / "BrowserLayer" / "python" / "zstandard"
     assert [p.name.split(".")[0] for p in package.glob("*.so")] == ["backend_c"]
     assert sum(p.stat().st_size for p in package.rglob("*") if p.is_file()) < 2_000_000
+    # lz4's wheel (5.7 MB): the frame module, stripped, is what inflates chromium.lz4.
+    lz4 = build_dir / "BrowserLayer" / "python" / "lz4"
+    assert (lz4 / "frame" / "__init__.py").is_file() and not (lz4 / "block").exists()
+    assert sum(p.stat().st_size for p in lz4.rglob("*") if p.is_file()) < 1_000_000
 
 
 def test_playwright_is_the_version_the_suite_tests(build_dir: Path) -> None:
@@ -110,16 +119,29 @@ def test_shared_layer_pins_are_the_versions_the_suite_tests() -> None:
 def test_shared_layer_has_the_package_and_its_dependencies(build_dir: Path) -> None:
     python = build_dir / "SharedLayer" / "python"
     assert (python / "webcapture" / "__init__.py").is_file()
-    for package in ("boto3", "botocore", "aws_lambda_powertools", "pydantic", "pydantic_core", "jwt",
-                    "cryptography", "openai", "jsonschema", "brotli.py"):
+    for package in ("boto3", "botocore", "aws_lambda_powertools", "pydantic", "pydantic_core", "openai",
+                    "jsonschema"):
         assert (python / package).exists(), f"{package} missing from the shared layer"
+    # Every function carries this layer: what only the authorizer (session tokens) or only development (the
+    # fetched .br files) needs stays out of it, for the browser functions' 250 MB.
+    for package in ("jwt", "cryptography", "cffi", "brotli.py"):
+        assert not (python / package).exists(), f"{package} belongs in no function but the authorizer"
+
+
+def test_only_the_authorizer_carries_pyjwt_and_cryptography(functions: dict[str, BuiltFunction]) -> None:
+    pinned = re.search(r"^pyjwt\[crypto\]==(\S+)$",
+                       (REPO_ROOT / "functions/authorizer/requirements.txt").read_text(), re.M)
+    assert pinned is not None and pinned.group(1) == version("pyjwt"), "the authorizer's pin and the venv differ"
+    for name, function in functions.items():
+        has_jwt = (function.code_dir / "jwt").is_dir() and (function.code_dir / "cryptography").is_dir()
+        assert has_jwt == (name == "AuthorizerFunction"), name
 
 
 def test_native_code_is_for_lambdas_python(build_dir: Path) -> None:
     """Every extension module is CPython 3.12 (or the stable ABI) on x86_64 Linux: a cp311 .so built for
     this machine's Python would import here and fail on Lambda."""
     wrong = []
-    for layer in ("SharedLayer", "BrowserLayer"):
+    for layer in ("SharedLayer", "BrowserLayer", "AuthorizerFunction"):  # the authorizer: cryptography's
         for so in (build_dir / layer).rglob("*.so"):
             name = so.name
             if ".cpython-" in name and ".cpython-312-x86_64-linux-gnu.so" not in name:
@@ -128,8 +150,8 @@ def test_native_code_is_for_lambdas_python(build_dir: Path) -> None:
                 wrong.append(str(so))
     assert not wrong, wrong
     wheels = {}
-    for layer in ("SharedLayer", "BrowserLayer"):
-        for wheel_file in (build_dir / layer / "python").glob("*.dist-info/WHEEL"):
+    for folder in ("SharedLayer/python", "BrowserLayer/python", "AuthorizerFunction"):
+        for wheel_file in (build_dir / folder).glob("*.dist-info/WHEEL"):
             wheels[wheel_file.parent.name] = [line.split(":", 1)[1].strip()
                                               for line in wheel_file.read_text().splitlines()
                                               if line.startswith("Tag:")]
@@ -219,7 +241,7 @@ def test_every_module_a_handler_imports_ships_its_bytecode(
 
 def test_browser_layer_ships_the_page_filters_as_fetched(build_dir: Path) -> None:
     filters = build_dir / "BrowserLayer" / "page-filters"
-    for name in ("FILTERS", "adblock-engine.br", "autoconsent.playwright.js", "autoconsent-rules.json"):
+    for name in ("FILTERS", "adblock-engine.zst", "autoconsent.playwright.js", "autoconsent-rules.json"):
         assert (filters / name).is_file(), f"/opt/page-filters/{name} missing"
     fetched = REPO_ROOT / ".cache" / "page-filters" / "FILTERS"
     if fetched.is_file():
@@ -234,15 +256,17 @@ def test_the_compiled_filter_engine_loads_in_lambdas_python(build_dir: Path, pyt
     layer = build_dir / "BrowserLayer"
     library = next((layer / "python" / "adblock").glob("adblock*.so"))
     assert library.stat().st_size < 10_000_000, "adblock's library ships with its 48 MB of debug symbols"
+    assert not (layer / "page-filters" / "adblock-engine.br").exists(), "shipped once, as zstd"
     code = (
-        "import sys, adblock, brotli; e = adblock.Engine(adblock.FilterSet());"
-        f"e.deserialize(brotli.decompress(open({str(layer / 'page-filters' / 'adblock-engine.br')!r}, 'rb').read()));"
+        "import sys, adblock, zstandard; e = adblock.Engine(adblock.FilterSet());"
+        "e.deserialize(zstandard.ZstdDecompressor().decompress("
+        f"open({str(layer / 'page-filters' / 'adblock-engine.zst')!r}, 'rb').read()));"
         "print(e.check_network_urls('https://securepubads.g.doubleclick.net/tag/js/gpt.js',"
         " 'https://example.org/', 'script').matched)"
     )
-    shared = build_dir / "SharedLayer" / "python"  # brotli lives in the shared layer
+    # The BrowserLayer alone: its zstandard inflates the engine (the SharedLayer has no brotli).
     completed = subprocess.run([str(python312), "-I", "-S", "-c", f"import sys; sys.path[:0] = "
-                                f"[{str(layer / 'python')!r}, {str(shared)!r}]; " + code],
+                                f"[{str(layer / 'python')!r}]; " + code],
                                capture_output=True, text=True, check=False, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "True"

@@ -14,8 +14,10 @@ import brotli
 import pytest
 import zstandard
 
+from scripts.pack_zstd import write_lz4
 from webcapture.browser import chromium_pack
 from webcapture.browser.chromium_pack import ChromiumUnavailable, pack_dir, resolve_chromium, unpack
+from webcapture.browser.unpack_once import InflateJob, inflate
 from webcapture.settings import Settings
 
 
@@ -30,9 +32,16 @@ def _tar_br(files: dict[str, bytes]) -> bytes:
     return brotli.compress(buffer.getvalue())
 
 
-@pytest.fixture(params=["br", "zst"])
+def _lz4(raw: bytes) -> bytes:
+    out = io.BytesIO()
+    write_lz4(io.BytesIO(raw), out, len(raw))  # the packer's own frame: content size and checksum
+    return out.getvalue()
+
+
+@pytest.fixture(params=["br", "zst", "lz4"])
 def fake_pack(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    """A pack as fetched (brotli, .br) and as `make build` ships it (recompressed to zstandard, .zst)."""
+    """A pack as fetched (brotli, .br), recompressed to zstandard (.zst), and as `make build` ships it
+    (the binary as lz4, the tarballs as zstandard)."""
     pack = tmp_path / "pack"
     (pack / "fonts-extra").mkdir(parents=True)
     (pack / "chromium.br").write_bytes(brotli.compress(b"#!/bin/sh\necho fake-chromium\n" * 1000))
@@ -46,10 +55,13 @@ def fake_pack(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
         )
     )
     (pack / "PACK").write_text("fake 1\n")
-    if request.param == "zst":
+    if request.param != "br":
         for packed in pack.glob("*.br"):
             raw = brotli.decompress(packed.read_bytes())
-            packed.with_suffix(".zst").write_bytes(zstandard.ZstdCompressor(level=19).compress(raw))
+            if request.param == "lz4" and packed.stem == "chromium":
+                packed.with_suffix(".lz4").write_bytes(_lz4(raw))
+            else:
+                packed.with_suffix(".zst").write_bytes(zstandard.ZstdCompressor(level=19).compress(raw))
             packed.unlink()
     return pack
 
@@ -171,7 +183,32 @@ def test_the_fetched_pack_has_the_fonts() -> None:
 
 
 def test_a_built_layers_zst_wins_over_a_br(fake_pack: Path, tmp_path: Path) -> None:
+    (fake_pack / "chromium.lz4").unlink(missing_ok=True)
     (fake_pack / "chromium.zst").write_bytes(zstandard.ZstdCompressor().compress(b"#!/bin/sh\necho zst\n"))
     (fake_pack / "chromium.br").write_bytes(brotli.compress(b"#!/bin/sh\necho br\n"))
     install = unpack(fake_pack, tmp_path / "cache")
     assert install.executable.read_bytes() == b"#!/bin/sh\necho zst\n"
+
+
+def test_a_built_layers_lz4_wins_over_a_zst(fake_pack: Path, tmp_path: Path) -> None:
+    (fake_pack / "chromium.lz4").write_bytes(_lz4(b"#!/bin/sh\necho lz4\n"))
+    (fake_pack / "chromium.zst").write_bytes(zstandard.ZstdCompressor().compress(b"#!/bin/sh\necho zst\n"))
+    install = unpack(fake_pack, tmp_path / "cache")
+    assert install.executable.read_bytes() == b"#!/bin/sh\necho lz4\n"
+
+
+@pytest.mark.parametrize("damage", ["flipped byte", "no end mark", "not lz4"])
+def test_a_damaged_lz4_binary_is_refused(damage: str, tmp_path: Path) -> None:
+    # A flipped byte fails the frame's content checksum; a frame cut just before its end mark inflates all
+    # its blocks but never reaches the end: both would otherwise leave a binary that looks complete.
+    raw = bytes(range(256)) * 4000
+    frame = bytearray(_lz4(raw))
+    if damage == "flipped byte":
+        frame[len(frame) // 2] ^= 0xFF
+    elif damage == "no end mark":
+        del frame[-8:]  # the end mark (4 bytes) and the content checksum (4 bytes)
+    else:
+        frame[:4] = b"nope"
+    packed = tmp_path / "chromium.lz4"
+    packed.write_bytes(bytes(frame))
+    assert inflate([InflateJob(packed, tmp_path / "out")]) == [packed]

@@ -2,10 +2,10 @@
 
 The pack folder (made by scripts/fetch_chromium.sh; the Lambda layer ships the same folder at /opt/chromium)
 holds the build's files compressed, plus the Noto CJK and emoji fonts: brotli as published (`.br`) in
-development, recompressed to zstandard (`.zst`, faster to inflate) in the built layer by
-scripts/pack_zstd.py. Lambda's layer size limit is why they stay compressed there; the unpacked browser
-(~220 MB) goes to the cache dir, which on Lambda is /tmp and survives between invocations of a warm
-container, so this runs once per container.
+development, recompressed in the built layer by scripts/pack_zstd.py (the binary to lz4, `.lz4`, the
+fastest to inflate; the tarballs to zstandard, `.zst`). Lambda's layer size limit is why they stay
+compressed there; the unpacked browser (~220 MB) goes to the cache dir, which on Lambda is /tmp and
+survives between invocations of a warm container, so this runs once per container.
 
 Layout of an unpacked build (<cache_dir>/chromium-<key>/):
     chromium, libEGL.so, libGLESv2.so, ...   the binary with SwiftShader beside it, where Chromium looks

@@ -5,8 +5,8 @@ run on the main thread. In threads of one process they hand the GIL back and for
 busy main thread starved them: Chromium's unpack took 2.1-2.6 s instead of 0.9-1.4 s (docs/benchmarks.md,
 "Cold start"). A child holds its own GIL and does nothing else; the parent only waits (without the GIL).
 
-Standard library plus the decompressor (zstandard or brotli, found on the parent's sys.path, passed in the
-first argument): it runs as `python -I -S -B inflate_process.py <path> <kind> <source> <dest> ...`, which
+Standard library plus the decompressor (lz4, zstandard or brotli, found on the parent's sys.path, passed in
+the first argument): it runs as `python -I -S -B inflate_process.py <path> <kind> <source> <dest> ...`, which
 imports nothing of webcapture. kind is `file` (source inflated to the file dest) or `tar` (source is a
 compressed tarball, extracted into the folder dest with the "data" filter: no absolute paths, links out of
 dest or device files).
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 TRUNCATED = 3
+LZ4_SUFFIX = ".lz4"
 ZSTD_SUFFIX = ".zst"
 _CHUNK = 1 << 20
 # zstd writes in larger blocks than it reads: fewer write() calls for the 209 MB binary.
@@ -30,11 +31,30 @@ _WRITE_CHUNK = 1 << 22
 
 
 def inflate_into(source: Path, out: IO[bytes]) -> bool:
-    """Decompress source (.zst, else brotli) into out, streamed; False when source is truncated."""
+    """Decompress source (.lz4, .zst, else brotli) into out, streamed; False when source is truncated."""
     with source.open("rb") as src:
+        if source.suffix == LZ4_SUFFIX:
+            return _lz4(src, out)
         if source.suffix == ZSTD_SUFFIX:
             return _zstd(src, out)
         return _brotli(src, out)
+
+
+def _lz4(src: IO[bytes], out: IO[bytes]) -> bool:
+    import lz4.frame
+
+    # pack_zstd.py writes lz4 frames with the content size and a content checksum: a frame cut short never
+    # reaches its end mark (eof stays False), one damaged inside fails the checksum (RuntimeError).
+    decompressor = lz4.frame.LZ4FrameDecompressor()
+    written = 0
+    try:
+        expected = int(lz4.frame.get_frame_info(src.read(32))["content_size"])
+        src.seek(0)
+        while not decompressor.eof and (chunk := src.read(_WRITE_CHUNK)):
+            written += out.write(decompressor.decompress(chunk))
+    except RuntimeError:
+        return False
+    return decompressor.eof and (expected == 0 or written == expected)
 
 
 def _zstd(src: IO[bytes], out: IO[bytes]) -> bool:

@@ -6,11 +6,12 @@ folder (removed by the next unpack), never a target that looks complete. The loc
 two threads or processes wanting the same target wait for one unpack; different targets (Chromium and
 Node) unpack at the same time.
 
-Packed files are brotli (`.br`, the pack as @sparticuz/chromium publishes it, used in development) or
-zstandard (`.zst`, what `make build` recompresses the BrowserLayer to: it inflates about twice as fast, see
-docs/benchmarks.md). Both are streamed, in a child Python per unpack (webcapture.browser.inflate_process),
-so unpacks started from threads overlap each other and the handler's imports on all cores without
-fighting over the GIL; the lock, staging and rename stay here, in the process that asked.
+Packed files are brotli (`.br`, the pack as @sparticuz/chromium publishes it, used in development), or
+what `make build` recompresses the BrowserLayer to (scripts/pack_zstd.py): lz4 (`.lz4`, Chromium's binary:
+the fastest to inflate) and zstandard (`.zst`, the rest: smaller), see docs/benchmarks.md. All are
+streamed, in a child Python per unpack (webcapture.browser.inflate_process), so unpacks started from
+threads overlap each other and the handler's imports on all cores without fighting over the GIL; the lock,
+staging and rename stay here, in the process that asked.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from webcapture.browser import inflate_process
-from webcapture.browser.inflate_process import TRUNCATED, ZSTD_SUFFIX
+from webcapture.browser.inflate_process import LZ4_SUFFIX, TRUNCATED, ZSTD_SUFFIX
 
 BROTLI_SUFFIX = ".br"
 _WORKER = Path(inflate_process.__file__)
@@ -73,9 +74,9 @@ def unpack_once(
 
 
 def packed_file(folder: Path, name: str) -> Path | None:
-    """folder/name.zst, else folder/name.br, else None: the built layer ships the first, a fetched pack
-    the second."""
-    for suffix in (ZSTD_SUFFIX, BROTLI_SUFFIX):
+    """folder/name.lz4, else .zst, else .br, else None: the built layer ships one of the first two, a
+    fetched pack the third."""
+    for suffix in (LZ4_SUFFIX, ZSTD_SUFFIX, BROTLI_SUFFIX):
         candidate = folder / f"{name}{suffix}"
         if candidate.is_file():
             return candidate
