@@ -7,9 +7,10 @@ Lambda has no GPU. How Chromium renders without one is a launch flag, and it cos
                         a GPU emulated on the CPU
     swiftshader-webgl   --use-angle=swiftshader-webgl: SwiftShader for WebGL only; the page is composited
                         by Skia's software rasteriser
-    default, no zygote  no GL flag, --no-zygote: every renderer a fresh exec of the browser binary
+    default, no zygote  no GL flag, --no-zygote: every renderer a fresh exec of the browser binary: today's
+                        flags
     default             no GL flag (WebGL falls back to SwiftShader: --enable-unsafe-swiftshader), renderers
-                        forked by the zygote: today's flags
+                        forked by the zygote (dropped again: launch crashes at cold starts)
 Every other flag is webcapture's (launch_flags.LAMBDA_FLAGS). Raw Playwright on the pinned Chromium, one
 browser per mode, a fresh context per capture as the service makes; modes run in turns (a, b, c, a, ...)
 so other load falls on all alike. Pages: plain.html (1280x800), tall.html (a 1280x3000 full page) and
@@ -170,7 +171,7 @@ def report(results: dict[str, Any], runs: int) -> str:
         "each page captured by Playwright's `page.screenshot` and by the service's own capture (CDP's "
         f"Page.captureScreenshot of the page's region, as every /v1/web/screenshot); medians of {runs}. "
         "Ratios are to the flags before issue 12 (`--no-zygote --use-gl=angle "
-        "--use-angle=swiftshader`); `default` is today's `LAMBDA_FLAGS`.",
+        "--use-angle=swiftshader`); `default, no zygote` is today's `LAMBDA_FLAGS`.",
         "",
         "| page | " + " | ".join(f"`{mode}`" for mode in modes) + " |",
         "|---|" + "---:|" * len(modes),

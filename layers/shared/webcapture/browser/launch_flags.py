@@ -12,13 +12,6 @@ Deliberately absent, although @sparticuz/chromium suggests them:
   --disable-web-security            would let any captured page read other origins' responses
   --allow-running-insecure-content  would let an https page pull scripts over plain http
   --disable-setuid-sandbox          meaningless next to --no-sandbox
-  --no-zygote                       every request gets a fresh context, hence a fresh renderer; without the
-                                    zygote each renderer is a new exec of the browser binary that loads and
-                                    initialises everything again, which cost a warm capture of a plain page
-                                    about half its CPU (docs/benchmarks.md, "GL mode and capture time"). The
-                                    zygote (unsandboxed here, as the browser runs with --no-sandbox) forks
-                                    renderers already initialised; it is one more process of the browser's
-                                    tree, killed and reaped with it.
   --disable-features=...            Chromium honours only the last --disable-features switch, so any list
                                     here would silently replace Playwright's own (checked: with one added,
                                     the renderers' list lost HttpsUpgrades and the rest). Site isolation,
@@ -51,4 +44,11 @@ LAMBDA_FLAGS: tuple[str, ...] = (
     "--noerrdialogs",
     # Headless has no print preview; its component only costs start-up time.
     "--disable-print-preview",
+    # No zygote: each renderer is a fresh exec of the binary. The zygote (renderers forked already
+    # initialised) saved a warm capture of a plain page about a quarter of its browser CPU, but with it
+    # Chromium sometimes died with SIGSEGV at launch at a cold start, and the relaunch in the same process
+    # died too: 11 times in about 230 cold starts, never in about 110 without it (docs/benchmarks.md,
+    # "Launch crashes with the zygote"); a cold start that fails its first request costs more than the
+    # CPU. Without it the browser also starts sooner, which the cold start needs.
+    "--no-zygote",
 )
