@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import tarfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pytest
 import zstandard
 
 from scripts.pack_zstd import write_lz4
-from webcapture.browser import chromium_pack
+from webcapture.browser import chromium_pack, processes
 from webcapture.browser.chromium_pack import ChromiumUnavailable, pack_dir, resolve_chromium, unpack
 from webcapture.browser.unpack_once import InflateJob, inflate
 from webcapture.settings import Settings
@@ -212,3 +214,37 @@ def test_a_damaged_lz4_binary_is_refused(damage: str, tmp_path: Path) -> None:
     packed = tmp_path / "chromium.lz4"
     packed.write_bytes(bytes(frame))
     assert inflate([InflateJob(packed, tmp_path / "out")]) == [packed]
+
+
+def test_inflate_runs_its_child_at_the_niceness_asked(tmp_path: Path) -> None:
+    # The source is a pipe the test fills only once it has read the child's niceness from /proc.
+    source = tmp_path / "node.br"
+    os.mkfifo(source)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        done = pool.submit(inflate, [InflateJob(source, tmp_path / "out")], niceness=7)
+        niceness = _settled_niceness(_inflating_child(source), os.nice(0) + 7)
+        with source.open("wb") as pipe:
+            pipe.write(brotli.compress(b"node"))
+        assert done.result(timeout=30) == []
+    assert niceness == os.nice(0) + 7
+    assert (tmp_path / "out").read_bytes() == b"node"
+
+
+def _settled_niceness(pid: int, expected: int) -> int:
+    """The child's niceness once it is expected (it sets it first thing), or what it stayed at."""
+    deadline = time.monotonic() + 10
+    while True:
+        niceness = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+        if niceness == expected or time.monotonic() > deadline:
+            return niceness
+        time.sleep(0.01)
+
+
+def _inflating_child(source: Path) -> int:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for pid in processes.descendants(os.getpid()):
+            if str(source) in processes.cmdline(pid):
+                return pid
+        time.sleep(0.01)
+    raise AssertionError("no inflating child")

@@ -6,7 +6,8 @@ busy main thread starved them: Chromium's unpack took 2.1-2.6 s instead of 0.9-1
 "Cold start"). A child holds its own GIL and does nothing else; the parent only waits (without the GIL).
 
 Standard library plus the decompressor (lz4, zstandard or brotli, found on the parent's sys.path, passed in
-the first argument): it runs as `python -I -S -B inflate_process.py <path> <kind> <source> <dest> ...`, which
+the first argument): it runs as `python -I -S -B inflate_process.py <path> <niceness> <kind> <source> <dest>
+...`, which
 imports nothing of webcapture. kind is `file` (source inflated to the file dest) or `tar` (source is a
 compressed tarball, extracted into the folder dest with the "data" filter: no absolute paths, links out of
 dest or device files).
@@ -106,7 +107,9 @@ def run(kind: str, source: Path, dest: Path) -> bool:
 
 def main(argv: list[str]) -> int:
     sys.path[:0] = [entry for entry in argv[1].split(os.pathsep) if entry]
-    jobs = argv[2:]
+    if niceness := int(argv[2]):
+        os.nice(niceness)  # here, not in the parent's fork: it has threads running
+    jobs = argv[3:]
     truncated = [
         source for kind, source, dest in zip(jobs[0::3], jobs[1::3], jobs[2::3], strict=True)
         if not run(kind, Path(source), Path(dest))

@@ -92,11 +92,11 @@ class InflateJob:
     tar: bool = False
 
 
-def inflate(jobs: list[InflateJob]) -> list[Path]:
-    """Run the jobs, in order, in one child Python (webcapture.browser.inflate_process says why a child);
-    the sources found truncated, empty when all went well. Streamed: the binaries are 100-200 MB unpacked,
-    more than a Lambda should hold in memory at once."""
-    command = [sys.executable, "-I", "-S", "-B", str(_WORKER), os.pathsep.join(sys.path)]
+def inflate(jobs: list[InflateJob], niceness: int = 0) -> list[Path]:
+    """Run the jobs, in order, in one child Python (webcapture.browser.inflate_process says why a child)
+    at `niceness` (0: as this process); the sources found truncated, empty when all went well. Streamed:
+    the binaries are 100-200 MB unpacked, more than a Lambda should hold in memory at once."""
+    command = [sys.executable, "-I", "-S", "-B", str(_WORKER), os.pathsep.join(sys.path), str(niceness)]
     for job in jobs:
         command += ["tar" if job.tar else "file", str(job.source), str(job.dest)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603  our own paths
