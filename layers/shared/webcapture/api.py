@@ -223,17 +223,16 @@ def request_body(app: APIGatewayRestResolver, model: type[ModelT]) -> ModelT:
     return validate_request(model, payload)
 
 
-def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operation) -> Response[str]:
+def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operation,
+            encode: Callable[[dict[str, Any]], str] = _json) -> Response[str]:
     metrics.add_metric(name=f"{operation.value}.Success", unit="Count", value=1)
     body = success_body(data, request_id(app), cost_of(operation))
-    return Response(200, content_types.APPLICATION_JSON, _json(body))
+    return Response(200, content_types.APPLICATION_JSON, encode(body))
 
 
 def large_success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operation) -> Response[str]:
     """`success` for a large answer of strings, integers, booleans and null (the links of a page)."""
-    metrics.add_metric(name=f"{operation.value}.Success", unit="Count", value=1)
-    body = success_body(data, request_id(app), cost_of(operation))
-    return Response(200, content_types.APPLICATION_JSON, _json_of_strings(body))
+    return success(app, data, operation, encode=_json_of_strings)
 
 
 def binary(
