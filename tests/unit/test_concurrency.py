@@ -173,3 +173,21 @@ def test_a_full_key_is_refused_for_concurrency_before_credits(aws_resources: Non
     with metering.metered(caller_for(record), 1), pytest.raises(ConcurrencyLimitExceeded), \
             metering.metered(caller_for(record), 1):
         pytest.fail("the second request must not run")  # full and out of credits: the slot decides
+
+
+def test_a_key_that_stays_full_is_refused_for_concurrency_when_the_tries_run_out(
+    aws_resources: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each try finds expired leases; as soon as they are dropped, other dead containers' take their place
+    # (here: the drop never lands). After the last try, the answer is still about the slot, not credits.
+    _, record = api_keys.create_key("u", "k", remaining=10, max_concurrency=1)
+    dead = concurrency.lease_element("dead-request", 1_000)
+    dynamodb_table(get_settings().api_keys_table).update_item(
+        Key={"keyHash": record.key_hash}, UpdateExpression="ADD leases :lease",
+        ExpressionAttributeValues={":lease": {dead}},
+    )
+    dropped: list[set[str]] = []
+    monkeypatch.setattr(concurrency, "_drop_expired", lambda _key, expired: dropped.append(expired))
+    with pytest.raises(ConcurrencyLimitExceeded), metering.metered(caller_for(record), 1):
+        pytest.fail("no work without a slot")
+    assert len(dropped) == 3 and item_of(record)["remaining"] == 10

@@ -30,7 +30,7 @@ from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_table
 from webcapture.concurrency import Lease
 from webcapture.envelopes import utc_timestamp
-from webcapture.errors import NavigationTimeout, Unauthorized, UsageExceeded
+from webcapture.errors import ApiError, NavigationTimeout, Unauthorized, UsageExceeded
 from webcapture.observability import logger, metrics
 from webcapture.settings import get_settings
 
@@ -115,7 +115,9 @@ def reserve(
         return Reservation(key_hash=None, cost=cost, charged=False, request_id=request_id)
     now = utc_timestamp()
     limited = caller.limited
-    # A second try after a stale limit hint, and after dropping a killed container's expired leases.
+    # A second try after a stale limit hint, and after dropping a killed container's expired leases. What
+    # the last refused attempt found is the answer when the tries run out.
+    refusal: ApiError = UsageExceeded()
     for _attempt in range(3):
         try:
             _update(caller.key_hash, cost, limited=limited, now=now, request_id=request_id, lease=lease)
@@ -137,15 +139,17 @@ def reserve(
             if not record.is_usable(now):
                 raise Unauthorized("Authentication required. The API key is disabled or expired.") from None
             if lease is not None and concurrency.is_full(item):
+                refusal = concurrency.limit_exceeded()
                 if not concurrency.reclaim_expired(item):
-                    raise concurrency.limit_exceeded() from None
+                    raise refusal from None
                 continue  # a killed container's slots were freed
             has_limit = record.item.get("remaining") is not None
+            refusal = UsageExceeded()
             if has_limit == limited:
-                raise UsageExceeded() from None
+                raise refusal from None
             # The authorizer's hint was stale: the key's limit was added or removed since; try the other form.
             limited = has_limit
-    raise UsageExceeded()
+    raise refusal
 
 
 def refund(reservation: Reservation) -> None:
