@@ -84,6 +84,9 @@ class Settings:
     # grows across contexts (about 0.12 MB a request, docs/benchmarks.md); with 500 it peaks about 60 MB
     # over a fresh start, the same in every cycle, for one recycle (about 1 s) per 500 requests.
     browser_recycle_after: int = 500
+    # A context and page made between requests for the next one (webcapture.browser.spare_context);
+    # WEBCAPTURE_SPARE_CONTEXT=0: every request makes its own.
+    spare_context: bool = True
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
@@ -131,6 +134,7 @@ class Settings:
             page_filters_dir=_optional("WEBCAPTURE_PAGE_FILTERS"),
             warm_start=env("WEBCAPTURE_WARM_START", "1").strip().lower() not in ("0", "false", "no"),
             browser_recycle_after=_count("WEBCAPTURE_BROWSER_RECYCLE_AFTER", cls.browser_recycle_after),
+            spare_context=env("WEBCAPTURE_SPARE_CONTEXT", "1").strip().lower() not in ("0", "false", "no"),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
             openai_api_key=_optional("OPENAI_API_KEY"),
             openai_api_key_secret=_optional("OPENAI_API_KEY_SECRET"),

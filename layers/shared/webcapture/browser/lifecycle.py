@@ -41,6 +41,7 @@ from webcapture.browser.budget import Deadline
 from webcapture.browser.chromium_pack import ChromiumInstall, resolve_chromium
 from webcapture.browser.launch_flags import LAMBDA_FLAGS
 from webcapture.browser.node_runtime import ensure_playwright_node
+from webcapture.browser.spare_context import SpareContext
 from webcapture.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,10 @@ class BrowserHost:
         # When each start-up step finished (time.monotonic(), a clock shared by all processes): for the
         # cold-start benchmark (scripts/bench_cold.py) and the log.
         self.milestones: dict[str, float] = {}
+        # The next request's context and page, made between requests (webcapture.browser.spare_context),
+        # and what is left to do once a request has its answer (closing its context).
+        self.spare = SpareContext()
+        self._after_answer: list[Callable[[], None]] = []
 
     # -- any thread --------------------------------------------------------------------------------------
 
@@ -103,7 +108,25 @@ class BrowserHost:
             except BaseException as exc:
                 future.set_exception(exc)
             # Between jobs: the caller already has its result, the next job has not begun.
-            self._recycle_if_due()
+            self._between_jobs()
+
+    def after_answer(self, step: Callable[[], None]) -> None:
+        """Run step on the worker once the current job's caller has its result (worker thread): work the
+        answer need not wait for, such as closing the request's context."""
+        self._after_answer.append(step)
+
+    def _between_jobs(self) -> None:
+        steps, self._after_answer = self._after_answer, []
+        for step in steps:
+            try:
+                step()
+            except Exception:
+                log.exception("a step after the answer failed")
+        self._recycle_if_due()
+        # A spare is made only while no request waits: one that is queued must not wait for it.
+        browser = self._browser
+        if get_settings().spare_context and self._jobs.empty() and browser is not None and self._is_healthy():
+            self.spare.prepare(browser)
 
     def note_use(self) -> None:
         """One request served by the current browser (worker thread); counts towards recycling."""
@@ -221,6 +244,7 @@ class BrowserHost:
         return self._scratch
 
     def _discard_browser(self) -> None:
+        self.spare.discard()
         browser, self._browser = self._browser, None
         if browser is not None:
             with contextlib.suppress(Exception):

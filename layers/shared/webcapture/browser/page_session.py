@@ -14,7 +14,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -99,7 +99,9 @@ def _attempts(
         browser = current.browser(deadline)
         with watchdog(deadline, current.kill_browser) as dog:
             try:
-                return _in_fresh_context(browser, url, wait_time_ms, action, setup, control, deadline)
+                return _in_fresh_context(
+                    current, browser, url, wait_time_ms, action, setup, control, deadline
+                )
             except Exception as exc:
                 if dog.fired.is_set():
                     raise deadline.expired() from exc
@@ -128,6 +130,7 @@ def _reason(error: PlaywrightError) -> str:
 
 
 def _in_fresh_context(
+    current: BrowserHost,
     browser: Browser,
     url: str,
     wait_time_ms: int,
@@ -136,19 +139,22 @@ def _in_fresh_context(
     control: PageControl | None,
     deadline: Deadline,
 ) -> T:
-    context = browser.new_context(
+    options = {
         **context_options(setup, control, url),
         # A context lives for one request, so a service worker could never serve a later one; blocked, it
         # cannot keep working after the capture either.
-        service_workers=egress.SERVICE_WORKERS,
+        "service_workers": egress.SERVICE_WORKERS,
         # Nothing a page offers as a download is written to disk.
-        accept_downloads=False,
-    )
+        "accept_downloads": False,
+    }
+    # The context and page made for this request between requests, if they fit it (spare_context).
+    spare = current.spare.take(browser, options)
+    context = spare[0] if spare is not None else browser.new_context(**options)
     try:
         # Any Playwright call below without its own timeout still stops at the budget.
         context.set_default_timeout(deadline.timeout_ms())
         prepare_context(context, control, url)
-        page = context.new_page()
+        page = spare[1] if spare is not None else context.new_page()
         # Watching from the start: a navigation the page begins during the load or the wait is known.
         motion = MainFrameMotion(page)
         preparation = PagePreparation(page, control)
@@ -175,8 +181,14 @@ def _in_fresh_context(
             preparation.close()
             motion.close()
     finally:
-        with contextlib.suppress(Exception):
-            context.close()
+        # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
+        # down. Nothing of the page reaches a later request either way: every request has its own context.
+        current.after_answer(lambda: _close_quietly(context))
+
+
+def _close_quietly(context: BrowserContext) -> None:
+    with contextlib.suppress(Exception):
+        context.close()
 
 
 def _prepared(preparation: PagePreparation, action: Callable[[LoadedPage], T]) -> Callable[[LoadedPage], T]:
