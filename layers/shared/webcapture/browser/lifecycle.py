@@ -75,6 +75,8 @@ class BrowserHost:
         # and what is left to do once a request has its answer (closing its context).
         self.spare = SpareContext()
         self._after_answer: list[Callable[[], None]] = []
+        # Set while the worker has nothing to do: the steps after the last answer are done (tests wait on it).
+        self.idle = threading.Event()
 
     # -- any thread --------------------------------------------------------------------------------------
 
@@ -101,6 +103,7 @@ class BrowserHost:
     def _work(self) -> None:
         while (item := self._jobs.get()) is not None:
             job, future = item
+            self.idle.clear()
             if not future.set_running_or_notify_cancel():
                 continue
             try:
@@ -127,6 +130,8 @@ class BrowserHost:
         browser = self._browser
         if get_settings().spare_context and self._jobs.empty() and browser is not None and self._is_healthy():
             self.spare.prepare(browser)
+        if self._jobs.empty():
+            self.idle.set()
 
     def note_use(self) -> None:
         """One request served by the current browser (worker thread); counts towards recycling."""

@@ -95,7 +95,15 @@ class SpareContext:
 
 
 def _intact(browser: Browser, spare: _Spare) -> bool:
-    return browser.is_connected() and not spare.crashed and not spare.page.is_closed()
+    if not browser.is_connected() or spare.page.is_closed():
+        return False
+    try:
+        # A round trip to the page's renderer: it is alive, and the driver has delivered any crash event
+        # that came while the worker was idle (the sync API only takes events in during a call).
+        spare.page.evaluate("0")
+    except Exception:
+        return False
+    return not spare.crashed
 
 
 def _close(spare: _Spare) -> None:
