@@ -1,7 +1,9 @@
-"""One request's time in the browser: a fresh context, the page loaded, the caller's work, the context closed.
+"""One request's time in the browser: a fresh context, the page loaded, the caller's work, the context closed
+(once the caller has its answer).
 
 A context is never reused: cookies, storage, cache and service workers of one caller's page must not reach
-the next caller. If the browser turns out to be dead (killed between invocations, crashed), the request
+the next caller. The fresh context may have been made before the request arrived, between requests
+(webcapture.browser.spare_context), but nothing has loaded in it. If the browser turns out to be dead (killed between invocations, crashed), the request
 relaunches it and tries once more, so the caller never sees the previous browser's death.
 """
 
