@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium page-filters docs-assets dev test unit lint bench bench-cold bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: install chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
 .PHONY: load soak
 
 $(STAMP): pyproject.toml
@@ -75,6 +75,10 @@ bench-main-content: install
 # (scripts/bench_cold.py; runs `make build` first when there is no build).
 bench-cold: install
 	PATH="$(SAM_PATH)" $(BIN)/python scripts/bench_cold.py
+
+# The warm capture against the code issue 12 measured (scripts/bench_warm.py), into docs/benchmarks.md.
+bench-warm: install
+	$(BIN)/python scripts/bench_warm.py --write-docs
 
 # Chromium's GL modes against capture time and WebGL (scripts/bench_gl.py), into docs/benchmarks.md.
 bench-gl: install

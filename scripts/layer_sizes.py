@@ -136,10 +136,14 @@ def time_unpacks(build_dir: Path, runs: int = 3) -> list[UnpackTiming]:
     from webcapture.browser import chromium_pack, node_runtime
 
     pack = build_dir / "BrowserLayer" / "chromium"
-    node = build_dir / "BrowserLayer" / "python" / "playwright" / "driver" / "node.zst"
+    driver = Path("python") / "playwright" / "driver"
+    node = build_dir / "NodeLayer" / driver / "node.lz4"
+    compact = build_dir / "NodeCompactLayer" / driver / "node.zst"
     jobs: dict[str, tuple[Path, Callable[[Path], object]]] = {
-        "Chromium pack (chromium.zst + 3 tarballs)": (pack, lambda cache: chromium_pack.unpack(pack, cache)),
-        "Playwright's Node (node.zst)": (node, lambda cache: node_runtime.unpack_node(node, cache)),
+        "Chromium pack (chromium.lz4 + 3 tarballs)": (pack, lambda cache: chromium_pack.unpack(pack, cache)),
+        "Playwright's Node (node.lz4)": (node, lambda cache: node_runtime.unpack_node(node, cache)),
+        "Playwright's Node (node.zst, NodeCompactLayer: ai-extract)": (
+            compact, lambda cache: node_runtime.unpack_node(compact, cache)),
     }
     timings = []
     for what, (source, job) in jobs.items():

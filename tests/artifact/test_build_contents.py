@@ -40,11 +40,23 @@ def test_browser_layer_was_built_from_the_current_pin(build_dir: Path) -> None:
             "run `.venv/bin/sam build --no-cached`")
 
 
-def test_playwright_ships_its_node_packed(build_dir: Path) -> None:
+def test_playwright_ships_its_node_packed_in_layers_of_its_own(
+    build_dir: Path, functions: dict[str, BuiltFunction]
+) -> None:
     driver = build_dir / "BrowserLayer" / "python" / "playwright" / "driver"
-    assert (driver / "node.zst").is_file()
     assert (driver / "package" / "cli.js").is_file()
-    assert not (driver / "node").exists(), "the unpacked Node (150 MB) would break the 250 MB budget"
+    assert not list(driver.glob("node*")), "the Node ships in NodeLayer / NodeCompactLayer, not here"
+    # Each layer holds the one file Lambda merges into the BrowserLayer's driver folder.
+    for layer, packed in (("NodeLayer", "node.lz4"), ("NodeCompactLayer", "node.zst")):
+        files = [path for path in (build_dir / layer).rglob("*") if path.is_file()]
+        assert files == [build_dir / layer / "python" / "playwright" / "driver" / packed], layer
+    # Every browser function has exactly one Node, after the BrowserLayer: lz4, but zstd for ai-extract.
+    for name, function in functions.items():
+        if "BrowserLayer" in function.layers:
+            node = "NodeCompactLayer" if name == "AiExtractFunction" else "NodeLayer"
+            assert function.layers[function.layers.index("BrowserLayer") + 1:] == (node,), name
+        else:
+            assert not {"NodeLayer", "NodeCompactLayer"} & set(function.layers), name
     assert not (build_dir / "BrowserLayer" / "python" / "bin").exists()
     # Development tools' files (typings, trace viewer and recorder UIs), not shipped: test_built_handlers
     # screenshots with what is left.
@@ -59,7 +71,7 @@ def test_the_built_driver_starts_from_the_shipped_compile_cache(build_dir: Path,
     entries = [entry for entry in cache.rglob("*") if entry.is_file()]
     assert entries, f"{cache} is missing or empty"
     assert all(entry.stat().st_mode & 0o444 == 0o444 for entry in entries)
-    node = unpack_node(driver / "node.zst", tmp_path)
+    node = unpack_node(build_dir / "NodeLayer" / "python" / "playwright" / "driver" / "node.lz4", tmp_path)
     run = subprocess.run(
         [str(node), str(driver / "package" / "cli.js"), "--version"],
         env={"PATH": "/usr/bin:/bin", "NODE_DEBUG_NATIVE": "COMPILE_CACHE", **compile_cache_env(cache)},
@@ -119,13 +131,12 @@ def test_shared_layer_pins_are_the_versions_the_suite_tests() -> None:
 def test_shared_layer_has_the_package_and_its_dependencies(build_dir: Path) -> None:
     python = build_dir / "SharedLayer" / "python"
     assert (python / "webcapture" / "__init__.py").is_file()
-    for package in ("boto3", "botocore", "aws_lambda_powertools", "pydantic", "pydantic_core", "openai",
-                    "jsonschema"):
+    for package in ("boto3", "botocore", "aws_lambda_powertools", "pydantic", "pydantic_core", "jsonschema"):
         assert (python / package).exists(), f"{package} missing from the shared layer"
     # Every function carries this layer: what only the authorizer (session tokens) or only development (the
     # fetched .br files) needs stays out of it, for the browser functions' 250 MB.
-    for package in ("jwt", "cryptography", "cffi", "brotli.py"):
-        assert not (python / package).exists(), f"{package} belongs in no function but the authorizer"
+    for package in ("jwt", "cryptography", "cffi", "brotli.py", "openai", "httpx2", "jiter"):
+        assert not (python / package).exists(), f"{package} belongs in one function's own package"
 
 
 def test_only_the_authorizer_carries_pyjwt_and_cryptography(functions: dict[str, BuiltFunction]) -> None:
@@ -135,6 +146,13 @@ def test_only_the_authorizer_carries_pyjwt_and_cryptography(functions: dict[str,
     for name, function in functions.items():
         has_jwt = (function.code_dir / "jwt").is_dir() and (function.code_dir / "cryptography").is_dir()
         assert has_jwt == (name == "AuthorizerFunction"), name
+
+
+def test_only_ai_extract_carries_the_openai_client(functions: dict[str, BuiltFunction]) -> None:
+    pinned = re.search(r"^openai==(\S+)$", (REPO_ROOT / "functions/ai_extract/requirements.txt").read_text(), re.M)
+    assert pinned is not None and pinned.group(1) == version("openai"), "ai-extract's pin and the venv differ"
+    for name, function in functions.items():
+        assert (function.code_dir / "openai").is_dir() == (name == "AiExtractFunction"), name
 
 
 def test_native_code_is_for_lambdas_python(build_dir: Path) -> None:

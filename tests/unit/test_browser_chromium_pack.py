@@ -17,7 +17,7 @@ import pytest
 import zstandard
 
 from scripts.pack_zstd import write_lz4
-from webcapture.browser import chromium_pack, processes
+from webcapture.browser import chromium_pack, node_runtime, processes
 from webcapture.browser.chromium_pack import ChromiumUnavailable, pack_dir, resolve_chromium, unpack
 from webcapture.browser.unpack_once import InflateJob, inflate
 from webcapture.settings import Settings
@@ -248,3 +248,15 @@ def _inflating_child(source: Path) -> int:
                 return pid
         time.sleep(0.01)
     raise AssertionError("no inflating child")
+
+
+@pytest.mark.parametrize(("packed_node", "niceness"), [("node.zst", 7), ("node.lz4", 0), (None, 0)])
+def test_chromium_inflates_at_a_lower_priority_only_beside_a_zstd_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed_node: str | None, niceness: int
+) -> None:
+    # NodeCompactLayer's zstd Node is the slower unpack at a cold start: Chromium's yields to it. Beside
+    # NodeLayer's lz4 Node (or an unpacked one, in development) Chromium's is the slower and is not held back.
+    if packed_node is not None:
+        (tmp_path / packed_node).write_bytes(b"packed")
+    monkeypatch.setattr(node_runtime, "playwright_driver_dir", lambda: tmp_path)
+    assert chromium_pack.unpack_niceness() == niceness

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from webcapture.browser.inflate_process import ZSTD_SUFFIX
 from webcapture.browser.unpack_once import InflateJob, inflate, packed_file, unpack_once
 from webcapture.settings import Settings, get_settings
 
@@ -104,16 +105,25 @@ def _member(pack: Path, name: str) -> Path:
     return packed
 
 
-# At a cold start the unpacks and imports want more CPU than there is, and the slowest chain is Node's
-# unpack, then the driver's start; Chromium's inflate (lz4, cheaper) had time to spare before the launch.
-# A lower priority gives Node's unpack the cores first (`make bench-cold`, in turns: first screenshot
-# 1.43-1.47 s at niceness 5-7 against 1.56-1.60 s; docs/benchmarks.md). Raising one's own niceness needs
-# no privilege, on Lambda too.
+# At a cold start the unpacks and imports want more CPU than there is. Beside a Node packed as zstd
+# (NodeCompactLayer, ai-extract: 0.5 s of CPU to inflate) the slowest chain is Node's unpack, then the
+# driver's start, and Chromium's inflate (lz4) has time to spare: a lower priority gives Node's unpack the
+# cores first (`make bench-cold`, in turns: first screenshot 1.43-1.47 s at niceness 5-7 against 1.56-1.60
+# s). Beside a Node packed as lz4 (NodeLayer: 0.15 s) Chromium's inflate is the slower chain and runs at
+# normal priority (docs/benchmarks.md, "Cold start"). Raising one's own niceness needs no privilege.
 _UNPACK_NICENESS = 7
 
 
+def unpack_niceness() -> int:
+    """The niceness Chromium's inflate runs at: _UNPACK_NICENESS beside a zstd-packed Node, else 0."""
+    from webcapture.browser.node_runtime import playwright_driver_dir
+
+    node = packed_file(playwright_driver_dir(), "node")
+    return _UNPACK_NICENESS if node is not None and node.suffix == ZSTD_SUFFIX else 0
+
+
 def _fill(pack: Path, staging: Path, target: Path) -> None:
-    truncated = inflate(niceness=_UNPACK_NICENESS, jobs=[
+    truncated = inflate(niceness=unpack_niceness(), jobs=[
         InflateJob(_member(pack, "chromium"), staging / "chromium"),
         # SwiftShader beside the binary, where Chromium looks for its GL libraries.
         InflateJob(_member(pack, "swiftshader.tar"), staging, tar=True),

@@ -1,9 +1,11 @@
-"""Playwright's Node.js: as installed, or unpacked once per container from the browser layer's node.zst.
+"""Playwright's Node.js: as installed, or unpacked once per container from a node layer's node.lz4 / .zst.
 
 Playwright's Python package drives the browser through a Node process (driver/node + driver/package). The
 wheel's Node is 150 MB, which does not fit Lambda's 250 MB (function + layers, unzipped) beside the Chromium
-pack, so the BrowserLayer ships it stripped and zstandard-compressed as driver/node.zst (scripts/
-pack_playwright_node.py; a brotli node.br is read too). Here it is inflated into the cache dir (/tmp on
+pack, so it ships stripped and packed in a layer of its own, which Lambda merges into the BrowserLayer's
+driver folder: NodeLayer's driver/node.lz4 (the fastest to inflate), or NodeCompactLayer's driver/node.zst
+for ai-extract (scripts/pack_playwright_node.py; a brotli node.br is read too). Here it is inflated into the
+cache dir (/tmp on
 Lambda) beside the unpacked Chromium, once per container, and Playwright is pointed at it with
 PLAYWRIGHT_NODEJS_PATH, which its driver lookup (playwright._impl._driver.compute_driver_executable)
 honours before its bundled binary.

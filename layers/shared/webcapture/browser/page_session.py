@@ -3,8 +3,9 @@
 
 A context is never reused: cookies, storage, cache and service workers of one caller's page must not reach
 the next caller. The fresh context may have been made before the request arrived, between requests
-(webcapture.browser.spare_context), but nothing has loaded in it. If the browser turns out to be dead (killed between invocations, crashed), the request
-relaunches it and tries once more, so the caller never sees the previous browser's death.
+(webcapture.browser.spare_context), but nothing has loaded in it. If the browser turns out to be dead
+(killed between invocations, crashed), the request relaunches it and tries once more, so the caller never
+sees the previous browser's death.
 """
 
 from __future__ import annotations
