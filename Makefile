@@ -91,6 +91,7 @@ build: $(STAMP) docs-assets
 	@PATH="$(SAM_PATH)" python3.12 -c "" 2>/dev/null || { echo "sam build needs python3.12 on PATH" >&2; exit 1; }
 	PATH="$(SAM_PATH)" $(BIN)/sam build $(FUNCTION)
 	$(BIN)/python scripts/trim_botocore.py
+	$(BIN)/python scripts/drop_shared_duplicates.py
 	PATH="$(SAM_PATH)" $(BIN)/python scripts/precompile_imports.py
 
 # Lambda's 250 MB (function + layers, unzipped) on the last build, with the headroom.
