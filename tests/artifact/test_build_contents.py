@@ -10,6 +10,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from scripts.drop_shared_duplicates import duplicates
 from tests.artifact.harness import REPO_ROOT, BuiltFunction
 from webcapture.browser.node_runtime import COMPILE_CACHE_DIR, compile_cache_env, unpack_node
 
@@ -153,6 +154,17 @@ def test_only_ai_extract_carries_the_openai_client(functions: dict[str, BuiltFun
     assert pinned is not None and pinned.group(1) == version("openai"), "ai-extract's pin and the venv differ"
     for name, function in functions.items():
         assert (function.code_dir / "openai").is_dir() == (name == "AiExtractFunction"), name
+
+
+def test_no_function_shadows_the_shared_layers_packages(
+    build_dir: Path, functions: dict[str, BuiltFunction]
+) -> None:
+    # A function's folder comes first on Lambda's sys.path: a second pydantic there (openai's pip brings
+    # one) would replace the SharedLayer's tested release (scripts/drop_shared_duplicates.py removes them).
+    shared = build_dir / "SharedLayer" / "python"
+    for name, function in functions.items():
+        assert duplicates(function.code_dir, shared) == [], name
+    assert not (functions["AiExtractFunction"].code_dir / "pydantic").exists()
 
 
 def test_native_code_is_for_lambdas_python(build_dir: Path) -> None:

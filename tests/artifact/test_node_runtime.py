@@ -128,5 +128,5 @@ def test_a_dead_unpacks_staging_folder_is_removed(tmp_path: Path) -> None:
 
 
 def test_no_node_at_all_is_an_error(driver: Path, settings: Settings) -> None:
-    with pytest.raises(NodeUnavailable, match=r"neither node nor node\.zst"):
+    with pytest.raises(NodeUnavailable, match=r"neither node nor node\.lz4 / node\.zst"):
         ensure_playwright_node(settings)

@@ -256,7 +256,6 @@ def test_chromium_inflates_at_a_lower_priority_only_beside_a_zstd_node(
 ) -> None:
     # NodeCompactLayer's zstd Node is the slower unpack at a cold start: Chromium's yields to it. Beside
     # NodeLayer's lz4 Node (or an unpacked one, in development) Chromium's is the slower and is not held back.
-    if packed_node is not None:
-        (tmp_path / packed_node).write_bytes(b"packed")
-    monkeypatch.setattr(node_runtime, "playwright_driver_dir", lambda: tmp_path)
+    packed = tmp_path / packed_node if packed_node is not None else None
+    monkeypatch.setattr(node_runtime, "packed_node", lambda: packed)
     assert chromium_pack.unpack_niceness() == niceness

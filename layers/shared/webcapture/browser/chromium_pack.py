@@ -116,9 +116,9 @@ _UNPACK_NICENESS = 7
 
 def unpack_niceness() -> int:
     """The niceness Chromium's inflate runs at: _UNPACK_NICENESS beside a zstd-packed Node, else 0."""
-    from webcapture.browser.node_runtime import playwright_driver_dir
+    from webcapture.browser.node_runtime import packed_node
 
-    node = packed_file(playwright_driver_dir(), "node")
+    node = packed_node()
     return _UNPACK_NICENESS if node is not None and node.suffix == ZSTD_SUFFIX else 0
 
 

@@ -50,9 +50,9 @@ def ensure_playwright_node(settings: Settings | None = None) -> Path | None:
     driver = playwright_driver_dir()
     if (driver / "node").is_file():
         return None
-    packed = packed_file(driver, "node")
+    packed = packed_node()
     if packed is None:
-        raise NodeUnavailable(f"Playwright at {driver} has neither node nor node.zst")
+        raise NodeUnavailable(f"Playwright at {driver} has neither node nor node.lz4 / node.zst")
     node = unpack_node(packed, Path((settings or get_settings()).cache_dir))
     cache = driver / COMPILE_CACHE_DIR
     if cache.is_dir():
@@ -75,6 +75,20 @@ def playwright_driver_dir() -> Path:
     import playwright
 
     return Path(playwright.__file__).resolve().parent / "driver"
+
+
+def packed_node() -> Path | None:
+    """The node layer's node.lz4 / node.zst (or a development node.br), if Node ships packed.
+
+    Looked for in the driver folder as imported first: the node layer's file is merged into it where the
+    layers are laid out (/opt), while the package's own files may be symlinks into the BrowserLayer alone
+    (the artefact tests' /opt); on Lambda both are the same folder."""
+    import playwright
+
+    for driver in (Path(playwright.__file__).absolute().parent / "driver", playwright_driver_dir()):
+        if (packed := packed_file(driver, "node")) is not None:
+            return packed
+    return None
 
 
 def unpack_node(packed: Path, cache_dir: Path) -> Path:
