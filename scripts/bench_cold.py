@@ -83,7 +83,9 @@ print(json.dumps(timings))
 
 def ensure_build() -> None:
     layer = BUILD_DIR / "BrowserLayer"
-    if not (BUILD_DIR / "template.yaml").is_file() or not (layer / "python" / "playwright").is_dir():
+    node = BUILD_DIR / "NodeLayer" / "python" / "playwright" / "driver" / "node.lz4"
+    if not (BUILD_DIR / "template.yaml").is_file() or not (layer / "python" / "playwright").is_dir() \
+            or not node.is_file():
         subprocess.run(["make", "build"], cwd=REPO, check=True)
 
 
