@@ -446,7 +446,10 @@ def write_report(r: dict[str, Any]) -> None:
         "- Our overhead over raw Playwright on an open browser is "
         f"{(light['api'] - light['raw_open']) * 1000:.0f} ms (light page) to "
         f"{(heavy['api'] - heavy['raw_open']) * 1000:.0f} ms (heavy page) per screenshot: "
-        "HTTP, the emulated gateway, the authorizer, metering and the proxy.",
+        "HTTP, the emulated gateway, the authorizer, metering and the proxy, less what the spare context "
+        "saves: the API's request finds its context and page made between requests "
+        "(webcapture.browser.spare_context, `WEBCAPTURE_SPARE_CONTEXT`), where raw Playwright makes and "
+        "closes one per capture.",
         f"- Launching this headless-shell build costs only about {launch_cost:.0f} ms here. A handler that "
         "starts Playwright's driver and a browser for every request (the usual Python Lambda) is "
         f"{light['raw_driver_launch'] / light['api_beside_launches']:.2f}x our time on the light page and "
