@@ -88,6 +88,22 @@ def test_one_browser_serves_many_requests_with_a_fresh_context_each(
     assert zombie_children() == []
 
 
+def test_the_browser_starts_with_the_vulkan_variable_it_would_add_on_its_gpu_thread(
+    fixture_server: FixtureHttpServer,
+) -> None:
+    # Chromium sets VK_ICD_FILENAMES on its GPU thread while other threads call getenv; present from exec,
+    # that setenv replaces the entry in place instead of moving glibc's environ under a reader (the launch
+    # crash in getenv). /proc shows the environment the browser was started with.
+    shot(fixture_server.url("/plain.html"))
+    pid = browser_pid()
+    assert pid is not None
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    started_with = dict(entry.decode().split("=", 1) for entry in raw if b"=" in entry)
+    icd = Path(started_with["VK_ICD_FILENAMES"])
+    assert icd.name == "vk_swiftshader_icd.json" and icd.is_file()
+    assert icd.parent == Path(processes.cmdline(pid)[0]).parent  # beside the binary, as Chromium names it
+
+
 def test_callers_on_many_threads_share_the_browser(fixture_server: FixtureHttpServer) -> None:
     # The local API serves requests on threads; Playwright's sync API is bound to one thread.
     results: list[int] = []

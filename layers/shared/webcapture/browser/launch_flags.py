@@ -46,9 +46,10 @@ LAMBDA_FLAGS: tuple[str, ...] = (
     "--disable-print-preview",
     # No zygote: each renderer is a fresh exec of the binary. The zygote (renderers forked already
     # initialised) saved a warm capture of a plain page about a quarter of its browser CPU, but with it
-    # Chromium sometimes died with SIGSEGV at launch at a cold start, and the relaunch in the same process
-    # died too: 11 times in about 230 cold starts, none in 77 without it side by side (docs/benchmarks.md,
-    # "Launch crashes with the zygote"); a cold start that fails its first request costs more than the
-    # CPU. Without it the browser also starts sooner, which the cold start needs.
+    # Chromium sometimes died with SIGSEGV at launch at a cold start: 11 times in about 230 cold starts,
+    # none in 77 without it side by side (docs/benchmarks.md, "Launch crashes with the zygote"). Session 6
+    # saw it without the zygote too and traced it to a getenv/setenv race inside Chromium, avoided since
+    # (lifecycle._browser_env); the zygote may be worth measuring again. Without it the browser also
+    # starts sooner, which the cold start needs.
     "--no-zygote",
 )

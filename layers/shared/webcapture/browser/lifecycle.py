@@ -310,6 +310,16 @@ def _browser_env(install: ChromiumInstall, scratch: Path) -> dict[str, str | flo
         name: os.environ[name] for name in _PASSED_ENV if name in os.environ
     }
     env.update(install.env)
+    # Chromium points the Vulkan loader at SwiftShader by setting VK_ICD_FILENAMES in its own environment,
+    # on its GPU thread (in the browser process: --in-process-gpu), then restoring it, while its thread pool
+    # already calls getenv (fontconfig's start, slow at a cold start). Setting a variable that is not there
+    # grows glibc's environ array, which may move and free the old one under such a reader: Chromium's rare
+    # SIGSEGV at launch, a general protection fault in getenv on a ThreadPoolForeground thread
+    # (docs/benchmarks.md, "The launch crash"). Passed already, with the file Chromium names, its setenv
+    # replaces the entry in place and nothing is freed (checked under gdb).
+    icd = install.executable.parent / "vk_swiftshader_icd.json"
+    if icd.is_file():
+        env["VK_ICD_FILENAMES"] = str(icd)
     # Lambda's HOME is read-only (or unset); Chromium writes ~/.pki and XDG folders there.
     for name in ("HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
         env[name] = str(scratch)
