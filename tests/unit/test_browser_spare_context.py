@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -20,6 +20,7 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
 from webcapture.browser import browser_pid, lifecycle, processes, shutdown_browser
 from webcapture.browser.page_context import PageSetup
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.browser.spare_context import _Spare
 from webcapture.models.page_control import PageControl
 from webcapture.settings import get_settings
 
@@ -53,18 +54,24 @@ def page_of(loaded: LoadedPage) -> Page:
     return loaded.page
 
 
+def spare_after_a_request(url: str, action: Callable[[LoadedPage], object] = page_of) -> _Spare:
+    """Serve one request, wait for the worker to settle, and return the spare it made then."""
+    with_loaded_page(url, 0, action)
+    settle()
+    spare = lifecycle.host().spare._spare  # what the worker keeps
+    assert spare is not None
+    return spare
+
+
 def test_the_next_request_with_the_same_options_takes_the_spare(
     fixture_server: FixtureHttpServer, fresh_host: None
 ) -> None:
     url = fixture_server.url("/plain.html")
-    first = with_loaded_page(url, 0, page_of)
-    settle()
+    spare = spare_after_a_request(url)
     # The request's context is closed; one spare is waiting, its page never navigated.
     assert contexts() == [["about:blank"]]
-    spare = lifecycle.host().spare._spare
-    assert spare is not None
     second = with_loaded_page(url, 0, page_of)
-    assert second is spare.page and second is not first
+    assert second is spare.page
     settle()
     assert contexts() == [["about:blank"]]  # the second request's context closed, a new spare made
 
@@ -77,24 +84,18 @@ def test_a_spare_carries_nothing_of_the_request_before(
     def leave_state(loaded: LoadedPage) -> None:
         loaded.page.evaluate("() => { document.cookie = 'left=1'; localStorage.setItem('left', '1') }")
 
-    def read_state(loaded: LoadedPage) -> list[Any]:
-        return list(loaded.page.evaluate("() => [document.cookie, localStorage.getItem('left')]"))
+    def read_state(loaded: LoadedPage) -> tuple[Page, list[Any]]:
+        return loaded.page, loaded.page.evaluate("() => [document.cookie, localStorage.getItem('left')]")
 
-    with_loaded_page(url, 0, leave_state)
-    settle()
-    spare = lifecycle.host().spare._spare
-    assert spare is not None
-    assert with_loaded_page(url, 0, page_of) is spare.page
-    settle()
-    assert with_loaded_page(url, 0, read_state) == ["", None]
+    # The spare made right after the request that left a cookie and storage serves the next one: clean.
+    spare = spare_after_a_request(url, leave_state)
+    page, state = with_loaded_page(url, 0, read_state)
+    assert page is spare.page and state == ["", None]
 
 
 def test_other_options_get_their_own_context(fixture_server: FixtureHttpServer, fresh_host: None) -> None:
     url = fixture_server.url("/plain.html")
-    with_loaded_page(url, 0, page_of)
-    settle()
-    spare = lifecycle.host().spare._spare
-    assert spare is not None
+    spare = spare_after_a_request(url)
 
     def viewport(loaded: LoadedPage) -> tuple[Page, Any]:
         return loaded.page, loaded.page.evaluate("() => [innerWidth, innerHeight]")
@@ -105,7 +106,7 @@ def test_other_options_get_their_own_context(fixture_server: FixtureHttpServer, 
     # The spare that did not fit was closed; the new one has the last request's options.
     assert contexts() == [["about:blank"]]
     new_spare = lifecycle.host().spare._spare
-    assert new_spare is not None
+    assert new_spare is not None and new_spare is not spare
     again, size = with_loaded_page(url, 0, viewport, PageSetup(width=800, height=600))
     assert again is new_spare.page and size == [800, 600]
 
@@ -123,10 +124,7 @@ def test_no_spare_keeps_a_callers_headers_or_credentials(
 
 def test_a_crashed_spare_is_not_used(fixture_server: FixtureHttpServer, fresh_host: None) -> None:
     url = fixture_server.url("/plain.html")
-    with_loaded_page(url, 0, page_of)
-    settle()
-    spare = lifecycle.host().spare._spare
-    assert spare is not None
+    spare = spare_after_a_request(url)
 
     # The spare's renderer dies while the worker is idle (the request's own context is closed already).
     browser = browser_pid()
@@ -138,7 +136,6 @@ def test_a_crashed_spare_is_not_used(fixture_server: FixtureHttpServer, fresh_ho
     # The next request notices the dead spare and makes its own context.
     page = with_loaded_page(url, 0, page_of)
     assert page is not spare.page and page.url == url
-    assert spare.crashed
 
 
 def test_turned_off_no_context_is_left_after_the_answer(

@@ -31,6 +31,12 @@ def _list(name: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.replace(";", ",").split(",") if part.strip())
 
 
+def _flag(name: str, default: bool) -> bool:
+    """On unless set to 0, false or no (any case); unset: the default."""
+    raw = os.environ.get(name, "").strip().lower()
+    return default if not raw else raw not in ("0", "false", "no")
+
+
 def _optional(name: str) -> str | None:
     value = os.environ.get(name, "").strip()
     return value or None
@@ -132,9 +138,9 @@ class Settings:
             chromium_pack_dir=_optional("WEBCAPTURE_CHROMIUM_PACK"),
             cache_dir=Path(env("WEBCAPTURE_CACHE_DIR", "") or _default_cache_dir()),
             page_filters_dir=_optional("WEBCAPTURE_PAGE_FILTERS"),
-            warm_start=env("WEBCAPTURE_WARM_START", "1").strip().lower() not in ("0", "false", "no"),
+            warm_start=_flag("WEBCAPTURE_WARM_START", cls.warm_start),
             browser_recycle_after=_count("WEBCAPTURE_BROWSER_RECYCLE_AFTER", cls.browser_recycle_after),
-            spare_context=env("WEBCAPTURE_SPARE_CONTEXT", "1").strip().lower() not in ("0", "false", "no"),
+            spare_context=_flag("WEBCAPTURE_SPARE_CONTEXT", cls.spare_context),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
             openai_api_key=_optional("OPENAI_API_KEY"),
             openai_api_key_secret=_optional("OPENAI_API_KEY_SECRET"),

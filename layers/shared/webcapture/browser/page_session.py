@@ -10,14 +10,13 @@ sees the previous browser's death.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -29,6 +28,7 @@ from webcapture.browser.navigation import navigated
 from webcapture.browser.page_context import PageSetup, context_options, prepare_context
 from webcapture.browser.page_control import PagePreparation
 from webcapture.browser.page_motion import MainFrameMotion, PageMoving
+from webcapture.browser.spare_context import close_quietly
 from webcapture.errors import NavigationFailed
 from webcapture.models.page_control import PageControl
 
@@ -167,8 +167,7 @@ def _in_fresh_context(
             crashed.append(True)
             # Chromium never answers a call pending on a crashed tab (a capture, an evaluate): they would
             # wait for the watchdog, which kills the whole browser. Closing the context fails them now.
-            with contextlib.suppress(Exception):
-                context.close()
+            close_quietly(context)
 
         page.on("crash", on_crash)
         try:
@@ -186,12 +185,7 @@ def _in_fresh_context(
     finally:
         # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
         # down. Nothing of the page reaches a later request either way: every request has its own context.
-        current.after_answer(lambda: _close_quietly(context))
-
-
-def _close_quietly(context: BrowserContext) -> None:
-    with contextlib.suppress(Exception):
-        context.close()
+        current.after_answer(lambda: close_quietly(context))
 
 
 def _prepared(preparation: PagePreparation, action: Callable[[LoadedPage], T]) -> Callable[[LoadedPage], T]:

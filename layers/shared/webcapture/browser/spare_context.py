@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page
@@ -37,12 +37,12 @@ def options_key(options: dict[str, Any]) -> str | None:
     return json.dumps(options, sort_keys=True, default=str)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Spare:
     key: str
+    browser: Browser
     context: BrowserContext
     page: Page
-    crashed: list[bool] = field(default_factory=list)
 
 
 class SpareContext:
@@ -50,7 +50,6 @@ class SpareContext:
 
     def __init__(self) -> None:
         self._spare: _Spare | None = None
-        self._browser: Browser | None = None
         # The options of the last request served: what the next spare is made with.
         self._wanted: tuple[str, dict[str, Any]] | None = None
 
@@ -62,54 +61,46 @@ class SpareContext:
         spare, self._spare = self._spare, None
         if spare is None:
             return None
-        if key == spare.key and self._browser is browser and _intact(browser, spare):
+        if key == spare.key and spare.browser is browser and _alive(spare.page):
             return spare.context, spare.page
-        _close(spare)
+        close_quietly(spare.context)
         return None
 
     def prepare(self, browser: Browser) -> None:
-        """Make the spare for the last request's options, unless one is there or there is nothing to make."""
-        if self._spare is not None or self._wanted is None or not browser.is_connected():
+        """Make the spare for the last request's options, unless one is there or there is nothing to make.
+        The caller has checked the browser is alive."""
+        if self._spare is not None or self._wanted is None:
             return
         key, options = self._wanted
+        context: BrowserContext | None = None
         try:
             context = browser.new_context(**options)
+            self._spare = _Spare(key, browser, context, context.new_page())
         except Exception as exc:
             log.info("no spare context: %r", exc)
-            return
-        try:
-            page = context.new_page()
-        except Exception as exc:
-            log.info("no spare page: %r", exc)
-            _close_context(context)
-            return
-        spare = _Spare(key, context, page)
-        page.on("crash", lambda _page: spare.crashed.append(True))
-        self._spare, self._browser = spare, browser
+            if context is not None:
+                close_quietly(context)
 
     def discard(self) -> None:
         """Close the spare, if any (the browser is going away, or the worker is shutting down)."""
         spare, self._spare = self._spare, None
         if spare is not None:
-            _close(spare)
+            close_quietly(spare.context)
 
 
-def _intact(browser: Browser, spare: _Spare) -> bool:
-    if not browser.is_connected() or spare.page.is_closed():
+def _alive(page: Page) -> bool:
+    """A round trip to the page's renderer: one that died while the worker was idle (crashed, killed) fails
+    it, whatever events the driver has not delivered yet (the sync API only takes them in during a call)."""
+    if page.is_closed():
         return False
     try:
-        # A round trip to the page's renderer: it is alive, and the driver has delivered any crash event
-        # that came while the worker was idle (the sync API only takes events in during a call).
-        spare.page.evaluate("0")
+        page.evaluate("0")
     except Exception:
         return False
-    return not spare.crashed
+    return True
 
 
-def _close(spare: _Spare) -> None:
-    _close_context(spare.context)
-
-
-def _close_context(context: BrowserContext) -> None:
+def close_quietly(context: BrowserContext) -> None:
+    """Close a context, ignoring a browser already gone (a context is only ever closed to free it)."""
     with contextlib.suppress(Exception):
         context.close()
