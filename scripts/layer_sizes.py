@@ -131,6 +131,10 @@ def sizes_table(sizes: list[FunctionSize]) -> str:
     return "\n".join(rows)
 
 
+# ai-extract's Node, the alternative to NodeLayer's: timed, but not in a browser function's total.
+_COMPACT_NODE = "Playwright's Node (node.zst, NodeCompactLayer: ai-extract)"
+
+
 def time_unpacks(build_dir: Path, runs: int = 3) -> list[UnpackTiming]:
     """What a browser function's cold start unpacks, timed from the built layer into fresh folders."""
     from webcapture.browser import chromium_pack, node_runtime
@@ -142,8 +146,7 @@ def time_unpacks(build_dir: Path, runs: int = 3) -> list[UnpackTiming]:
     jobs: dict[str, tuple[Path, Callable[[Path], object]]] = {
         "Chromium pack (chromium.lz4 + 3 tarballs)": (pack, lambda cache: chromium_pack.unpack(pack, cache)),
         "Playwright's Node (node.lz4)": (node, lambda cache: node_runtime.unpack_node(node, cache)),
-        "Playwright's Node (node.zst, NodeCompactLayer: ai-extract)": (
-            compact, lambda cache: node_runtime.unpack_node(compact, cache)),
+        _COMPACT_NODE: (compact, lambda cache: node_runtime.unpack_node(compact, cache)),
     }
     timings = []
     for what, (source, job) in jobs.items():
@@ -168,7 +171,7 @@ def unpack_table(timings: list[UnpackTiming]) -> str:
         rows.append(f"| {t.what} | {t.packed_bytes / MB:.1f} MB | {t.unpacked_bytes / MB:.1f} MB "
                     f"| {t.median_s:.2f} s |")
     # A function unpacks Chromium and one Node: the total is the five browser functions' (NodeLayer's).
-    counted = [t for t in timings if "NodeCompactLayer" not in t.what]
+    counted = [t for t in timings if t.what != _COMPACT_NODE]
     total_s = sum(t.median_s for t in counted)
     total_b = sum(t.unpacked_bytes for t in counted)
     rows.append(f"| **total** (Chromium and node.lz4) | | **{total_b / MB:.1f} MB** | **{total_s:.2f} s** |")
