@@ -199,6 +199,17 @@ def test_a_built_layers_lz4_wins_over_a_zst(fake_pack: Path, tmp_path: Path) -> 
     assert install.executable.read_bytes() == b"#!/bin/sh\necho lz4\n"
 
 
+@pytest.mark.parametrize("suffix", [".lz4", ".zst"])
+def test_a_binary_larger_than_the_read_and_write_sizes_inflates_whole(suffix: str, tmp_path: Path) -> None:
+    # Real binaries (117 and 209 MB) are inflated in 128 KB to 1 MB pieces: 9 MB, part of it incompressible,
+    # goes through dozens of them and across the lz4 frame's 4 MB blocks.
+    raw = os.urandom(3 << 20) + bytes(range(256)) * (24 << 10)
+    packed = tmp_path / f"chromium{suffix}"
+    packed.write_bytes(_lz4(raw) if suffix == ".lz4" else zstandard.ZstdCompressor(level=3).compress(raw))
+    assert inflate([InflateJob(packed, tmp_path / "out")]) == []
+    assert (tmp_path / "out").read_bytes() == raw
+
+
 @pytest.mark.parametrize("damage", ["flipped byte", "no end mark", "not lz4"])
 def test_a_damaged_lz4_binary_is_refused(damage: str, tmp_path: Path) -> None:
     # A flipped byte fails the frame's content checksum; a frame cut just before its end mark inflates all
