@@ -18,6 +18,11 @@ Variants, run in turns (a, b, a, b...) so other load falls on all alike:
 --against <build dir> (repeatable) adds another build's warm start to the same turns, e.g. main's build
 copied aside: on a shared machine only such side-by-side figures compare.
 
+This machine's own speed moves by up to 2x from one minute to the next (other tenants of its host; no steal
+time shows), so each round of turns also times a fixed piece of CPU work in fresh python3.12 processes, one
+per core at once (2,000,000 additions each: about 0.30 s when the machine runs at full speed), printed under
+the table: a figure only compares with others taken at the same machine speed.
+
 Each run reports, in seconds from the process's start: handler imported, Node unpacked, driver started,
 Chromium unpacked, browser launched, first screenshot. Medians of --runs (5). The last line is
 `cold start to first screenshot: X.XX s (median of 5)`, the warm-start variant.
@@ -70,7 +75,8 @@ from webcapture.models.requests import ScreenshotRequest
 shot = take_screenshot(ScreenshotRequest.model_validate({"url": url}))
 done = time.monotonic()
 assert shot.image[:8] == b"\\x89PNG\\r\\n\\x1a\\n", "not a png"
-steps = {"handler imported": imported, **host().milestones, "first screenshot": done}
+# Builds from before the milestones (say, the one issue 12 measured) report the first screenshot alone.
+steps = {"handler imported": imported, **getattr(host(), "milestones", {}), "first screenshot": done}
 timings = {step: at - spawned for step, at in steps.items()}
 # This process's own CPU (imports, driver I/O) and its finished children's (the unpacking), a figure other
 # load on the machine barely moves. Node and Chromium, still running, are not in it.
@@ -79,6 +85,20 @@ usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSA
 timings["python process CPU"] = sum(each.ru_utime + each.ru_stime for each in usage)
 print(json.dumps(timings))
 """
+
+
+_CALIBRATION = (
+    "import time\nstarted = time.perf_counter()\ntotal = 0\nfor number in range(2_000_000):\n"
+    "    total += number\nprint(time.perf_counter() - started)"
+)
+
+
+def machine_speed(python: Path) -> float:
+    """Seconds a fixed piece of pure-Python CPU work takes right now, one copy per core at once (a cold start
+    keeps both cores busy), the slower copy's figure."""
+    copies = [subprocess.Popen([str(python), "-I", "-S", "-B", "-c", _CALIBRATION], stdout=subprocess.PIPE,
+                               text=True) for _ in range(os.cpu_count() or 1)]
+    return max(float(copy.communicate(timeout=60)[0].strip()) for copy in copies)
 
 
 def ensure_build() -> None:
@@ -141,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     function = built_functions(BUILD_DIR)[FUNCTION]
     url = get_server().url("/plain.html")
     results: dict[str, list[dict[str, float]]] = {name: [] for name in VARIANTS}
+    speeds: list[float] = []
     try:
         with tempfile.TemporaryDirectory(prefix="webcapture-opt-") as root:
             opt = lay_out_opt(function.layer_dirs, Path(root) / "opt")
@@ -152,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                               lay_out_opt(theirs.layer_dirs, Path(root) / f"against-{number}"), {}))
                 results[turns[-1][0]] = []
             for _ in range(args.runs):
+                speeds.append(machine_speed(python))
                 for name, built, laid_out, extra in turns:
                     results[name].append(one_run(python, built, laid_out, url, extra))
     finally:
@@ -161,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     machine = f"{os.cpu_count()} cores, {platform.machine()}, {platform.python_implementation()} 3.12"
     print(f"Cold start of {FUNCTION} from the built layers ({machine}):\n")
     print(table(results, args.runs))
+    print(f"\nmachine speed: the fixed Python loop, one copy per core at once, took "
+          f"{statistics.median(speeds):.2f} s (median of {len(speeds)}, "
+          f"{min(speeds):.2f}-{max(speeds):.2f} s; about 0.30 s at full speed)")
     first = statistics.median(run["first screenshot"] for run in results["warm start"])
     print(f"\ncold start to first screenshot: {first:.2f} s (median of {args.runs})")
     return 0
