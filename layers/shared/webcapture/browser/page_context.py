@@ -9,6 +9,7 @@ these.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -166,3 +167,9 @@ def _add_cookies(context: BrowserContext, control: PageControl, url: str) -> Non
         # A cookie Chromium refuses (sameSite None without secure, say): the caller's to fix.
         message = (exc.message or str(exc)).splitlines()[0]
         raise RequestValidationError([{"code": "custom", "path": ["cookies"], "message": message}]) from None
+
+
+def close_quietly(context: BrowserContext) -> None:
+    """Close a context, ignoring a browser already gone (a context is only ever closed to free it)."""
+    with contextlib.suppress(Exception):
+        context.close()

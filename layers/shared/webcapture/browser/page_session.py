@@ -25,10 +25,9 @@ from webcapture.browser import processes
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.navigation import navigated
-from webcapture.browser.page_context import PageSetup, context_options, prepare_context
+from webcapture.browser.page_context import PageSetup, close_quietly, context_options, prepare_context
 from webcapture.browser.page_control import PagePreparation
 from webcapture.browser.page_motion import MainFrameMotion, PageMoving
-from webcapture.browser.spare_context import close_quietly
 from webcapture.errors import NavigationFailed
 from webcapture.models.page_control import PageControl
 

@@ -16,13 +16,14 @@ used. Everything here runs on the browser worker thread (webcapture.browser.life
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page
+
+from webcapture.browser.page_context import close_quietly
 
 log = logging.getLogger(__name__)
 
@@ -98,9 +99,3 @@ def _alive(page: Page) -> bool:
     except Exception:
         return False
     return True
-
-
-def close_quietly(context: BrowserContext) -> None:
-    """Close a context, ignoring a browser already gone (a context is only ever closed to free it)."""
-    with contextlib.suppress(Exception):
-        context.close()
