@@ -24,7 +24,7 @@ from typing import Any
 
 from localapi.cfn_template import FunctionSpec
 from localapi.container_worker import container_main, receive_message, send_message
-from webcapture.browser import processes
+from webcapture.browser.launch import processes
 
 DEFAULT_MAX_CONTAINERS = 10
 _STOP_GRACE_S = 10.0

@@ -14,7 +14,7 @@ from localapi.aws_emulator import AwsEmulator
 from localapi.cfn_template import Resolver, load_template, read_api
 from localapi.gateway import LocalGateway
 from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS, FunctionContainers, reap_orphans
-from webcapture.browser import processes
+from webcapture.browser.launch import processes
 from webcapture.settings import Settings
 
 LOCAL_BUCKET = "webcapture-files-local"

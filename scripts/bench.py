@@ -29,15 +29,15 @@ from tests.support.local_api import start_local_api  # noqa: E402
 from tests.support.page_filters import SITE, fixture_names, in_fresh_context  # noqa: E402
 from tests.support.service_capture import service_shot  # noqa: E402
 from webcapture import egress  # noqa: E402
-from webcapture.browser.ad_blocking import enable_ad_blocking, hide_ad_elements  # noqa: E402
 from webcapture.browser.budget import Deadline  # noqa: E402
-from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
-from webcapture.browser.cookie_banners import (  # noqa: E402
+from webcapture.browser.filters.ad_blocking import enable_ad_blocking, hide_ad_elements  # noqa: E402
+from webcapture.browser.filters.cookie_banners import (  # noqa: E402
     enable_cookie_banner_handling,
     settle_cookie_banners,
 )
-from webcapture.browser.filter_lists import ENGINE_FILE, engine_from, filter_file  # noqa: E402
-from webcapture.browser.launch_flags import LAMBDA_FLAGS  # noqa: E402
+from webcapture.browser.filters.filter_lists import ENGINE_FILE, engine_from, filter_file  # noqa: E402
+from webcapture.browser.launch.chromium_pack import resolve_chromium  # noqa: E402
+from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS  # noqa: E402
 from webcapture.browser.links import _EXTRACT_JS as EXTRACT_LINKS_JS  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))
@@ -448,7 +448,7 @@ def write_report(r: dict[str, Any]) -> None:
         f"{(heavy['api'] - heavy['raw_open']) * 1000:.0f} ms (heavy page) per screenshot: "
         "HTTP, the emulated gateway, the authorizer, metering and the proxy, less what the spare context "
         "saves: the API's request finds its context and page made between requests "
-        "(webcapture.browser.spare_context, `WEBCAPTURE_SPARE_CONTEXT`), where raw Playwright makes and "
+        "(webcapture.browser.page.spare_context, `WEBCAPTURE_SPARE_CONTEXT`), where raw Playwright makes and "
         "closes one per capture.",
         f"- Launching this headless-shell build costs only about {launch_cost:.0f} ms here. A handler that "
         "starts Playwright's driver and a browser for every request (the usual Python Lambda) is "

@@ -88,7 +88,7 @@ def _readability_js(source: Path) -> Iterator[Extractor]:
     """Readability.js in the pinned Chromium: page scripts off, every request refused (nothing leaves)."""
     from playwright.sync_api import Route, sync_playwright
 
-    from webcapture.browser.chromium_pack import resolve_chromium
+    from webcapture.browser.launch.chromium_pack import resolve_chromium
 
     install = resolve_chromium()
     run = (

@@ -10,7 +10,7 @@ Variants:
     issue 12's start   f538ae6 (a git worktree of it, made in .cache/bench-warm-then unless --then names one)
     now, no spare      this tree with WEBCAPTURE_SPARE_CONTEXT=0: every request makes its own context
     now                this tree as it ships: a spare context and page made between requests
-                       (webcapture.browser.spare_context)
+                       (webcapture.browser.page.spare_context)
 
 Two rounds: "spaced", each request followed by an untimed 0.3 s pause (requests that do not arrive back to
 back, the spare has time to be made), and "back to back", --burst requests in a row with no pause, timed

@@ -2,7 +2,8 @@
 
     python scripts/build_filter_engine.py OUT LIST [LIST ...]
 
-Called by scripts/fetch_page_filters.sh with the lists it fetched; see webcapture.browser.filter_lists.
+Called by scripts/fetch_page_filters.sh with the lists it fetched; see
+webcapture.browser.filters.filter_lists.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from webcapture.browser.filter_lists import compile_engine, engine_from
+from webcapture.browser.filters.filter_lists import compile_engine, engine_from
 
 
 def main(argv: list[str]) -> int:

@@ -5,7 +5,7 @@
 #   fonts-extra/NotoSansCJK-Regular.ttc, fonts-extra/NotoColorEmoji.ttf   from Debian (apt)
 #   PACK                                                             what is in here (the idempotence stamp)
 #
-# The pack stays compressed; webcapture.browser.chromium_pack unpacks it once per container. The same folder
+# The pack stays compressed; webcapture.browser.launch.chromium_pack unpacks it once per container. The same folder
 # is what the Lambda layer ships at /opt/chromium.
 #
 # Usage: scripts/fetch_chromium.sh [dest]   (default: $WEBCAPTURE_CHROMIUM_PACK or <repo>/.cache/chromium-pack)

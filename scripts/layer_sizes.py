@@ -137,7 +137,7 @@ _COMPACT_NODE = "Playwright's Node (node.zst, NodeCompactLayer: ai-extract)"
 
 def time_unpacks(build_dir: Path, runs: int = 3) -> list[UnpackTiming]:
     """What a browser function's cold start unpacks, timed from the built layer into fresh folders."""
-    from webcapture.browser import chromium_pack, node_runtime
+    from webcapture.browser.launch import chromium_pack, node_runtime
 
     pack = build_dir / "BrowserLayer" / "chromium"
     driver = Path("python") / "playwright" / "driver"

@@ -156,7 +156,7 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def containers_started(api: LocalApi) -> Counter[str]:
     """Live containers per function at the end (processes named `c:<function>`, under the local API)."""
-    from webcapture.browser import processes
+    from webcapture.browser.launch import processes
 
     started: Counter[str] = Counter()
     for pid in processes.descendants(api.process.pid):

@@ -4,8 +4,8 @@ Why: at a cold start the driver (a Node process running driver/package's 10 MB o
 0.5-0.65 s to start, most of it compiling that JavaScript. Node keeps V8's compiled code in a folder named by
 NODE_COMPILE_CACHE; with NODE_COMPILE_CACHE_PORTABLE=1 its entries are keyed by paths relative to that folder,
 so a cache made here, beside driver/package, still hits once the layer is mounted at /opt. Node only reads it
-there (/opt is read-only; an entry it cannot write is skipped, nothing fails): webcapture.browser.node_runtime
-points the driver at it. About 1.3 MB.
+there (/opt is read-only; an entry it cannot write is skipped, nothing fails):
+webcapture.browser.launch.node_runtime points the driver at it. About 1.3 MB.
 
 How: the layer's own Python package (python3.12, the layer's wheels) drives the layer's own Node through
 what a first request does (launch the pinned Chromium, open a page, screenshot), then stops; Node writes
@@ -27,9 +27,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "layers" / "shared"))
 
-from webcapture.browser.chromium_pack import resolve_chromium  # noqa: E402
-from webcapture.browser.launch_flags import LAMBDA_FLAGS  # noqa: E402
-from webcapture.browser.node_runtime import COMPILE_CACHE_DIR, compile_cache_env  # noqa: E402
+from webcapture.browser.launch.chromium_pack import resolve_chromium  # noqa: E402
+from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS  # noqa: E402
+from webcapture.browser.launch.node_runtime import COMPILE_CACHE_DIR, compile_cache_env  # noqa: E402
 
 # Runs in python3.12 with only the layer's packages on its path.
 _WORKLOAD = """

@@ -6,7 +6,7 @@ native addons, and strip keeps the dynamic symbol table). Packed (scripts/pack_z
     lz4    49 MB, inflated in about 0.15 s of CPU: the NodeLayer, for the browser functions' cold start
     zstd   29 MB, about 0.5 s of CPU: the NodeCompactLayer, for the function whose 250 MB has no room for lz4
            (ai-extract, which also carries the openai client)
-webcapture.browser.node_runtime unpacks either to /tmp.
+webcapture.browser.launch.node_runtime unpacks either to /tmp.
 
 Usage: pack_playwright_node.py <playwright/driver dir> <dest dir> lz4|zst    (run by layers/node/Makefile)
 """

@@ -7,7 +7,7 @@ twice as fast as brotli (as @sparticuz/chromium publishes its files) for about t
 level 12) inflates Chromium's 209 MB in about a third of zstd's CPU time but packs it 31 MB larger, which the
 browser functions can afford since the SharedLayer stopped carrying PyJWT, cryptography and brotli
 (measured on the real files: docs/benchmarks.md, "Cold start (issue 12)"). Both frames carry the content
-size, lz4's also a checksum of the content: webcapture.browser.inflate_process tells a truncated file.
+size, lz4's also a checksum of the content: webcapture.browser.launch.inflate_process tells a truncated file.
 
 The levels are high and slow to compress (minutes on two cores for zstd), so results are cached under
 .cache/zstd-pack, keyed by the source bytes' hash and the settings: a rebuild with the same pack and
@@ -32,8 +32,8 @@ import lz4.frame
 import zstandard
 
 # Level 19 with a 128 MB window and long-distance matching: see the module docstring. 2**27 is zstd's
-# default decoder window limit, so webcapture.browser.unpack_once needs no special decoder settings, and a
-# decoder holds at most 128 MB while it inflates.
+# default decoder window limit, so webcapture.browser.launch.unpack_once needs no special decoder settings,
+# and a decoder holds at most 128 MB while it inflates.
 LEVEL = 19
 WINDOW_LOG = 27
 # lz4 HC's highest level: the slowest to compress, the smallest; lz4 inflates as fast at any level. 4 MB

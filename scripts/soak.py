@@ -131,7 +131,7 @@ def wait_idle() -> None:
 
 def memory(executable: str, moto_pid: int) -> tuple[int, int, int]:
     """RSS in KB of this process, of all Chromium processes together, and of the driver."""
-    from webcapture.browser import processes
+    from webcapture.browser.launch import processes
 
     tree = [pid for pid in processes.descendants(os.getpid()) if pid != moto_pid]
     chromium = [pid for pid in tree if comm(pid) == executable[:15]]
@@ -142,7 +142,8 @@ def memory(executable: str, moto_pid: int) -> tuple[int, int, int]:
 def sample(done: int, started: float, scratch_root: Path, executable: str, moto_pid: int) -> Sample:
     """One checkpoint. Chromium's processes are told by their command name (the browser, its zygotes,
     renderers and utilities all run the one executable); moto's server, our own child, is left out."""
-    from webcapture.browser import lifecycle, processes
+    from webcapture.browser import lifecycle
+    from webcapture.browser.launch import processes
 
     tree = [pid for pid in processes.descendants(os.getpid()) if pid != moto_pid]
     chromium = [pid for pid in tree if comm(pid) == executable[:15]]
@@ -186,8 +187,9 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
                                   Resolver(template, physical_names=TABLES))
         from webcapture.auth.api_keys import create_key
         from webcapture.auth.authorizer import authenticate
-        from webcapture.browser import lifecycle, processes
-        from webcapture.browser.chromium_pack import resolve_chromium
+        from webcapture.browser import lifecycle
+        from webcapture.browser.launch import processes
+        from webcapture.browser.launch.chromium_pack import resolve_chromium
         from webcapture.settings import get_settings
 
         key, _record = create_key("soak-user", "soak", remaining=count * 2)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from scripts.drop_shared_duplicates import duplicates
 from tests.artifact.harness import REPO_ROOT, BuiltFunction
-from webcapture.browser.node_runtime import COMPILE_CACHE_DIR, compile_cache_env, unpack_node
+from webcapture.browser.launch.node_runtime import COMPILE_CACHE_DIR, compile_cache_env, unpack_node
 
 # Recompressed from the fetched pack's brotli by scripts/pack_zstd.py: the binary to lz4, the fastest to
 # inflate at a cold start, the tarballs to zstd.

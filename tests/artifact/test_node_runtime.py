@@ -11,8 +11,8 @@ import brotli
 import pytest
 import zstandard
 
-from webcapture.browser import node_runtime
-from webcapture.browser.node_runtime import (
+from webcapture.browser.launch import node_runtime
+from webcapture.browser.launch.node_runtime import (
     NODE_PATH_ENV,
     NodeUnavailable,
     ensure_playwright_node,

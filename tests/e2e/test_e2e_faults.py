@@ -31,7 +31,7 @@ from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi, start_local_api
 from webcapture import aws
 from webcapture.auth import api_keys
-from webcapture.browser import processes
+from webcapture.browser.launch import processes
 from webcapture.settings import get_settings
 
 

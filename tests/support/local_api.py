@@ -16,7 +16,7 @@ from typing import Any
 
 import requests
 
-from webcapture.browser import processes
+from webcapture.browser.launch import processes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -64,7 +64,7 @@ def _descendants(root: int) -> list[int]:
 
 def _end(family: list[int]) -> None:
     """What the stack started (containers, fork server, Chromium) is orphaned when it exits; the test process
-    is a child subreaper (webcapture.browser.processes), so the orphans come to it: kill them and reap them,
+    is a child subreaper (webcapture.browser.launch.processes), so the orphans come to it: kill them and reap them,
     or they stay as zombies in a test that counts this process's children."""
     for pid in family:
         with contextlib.suppress(OSError):

@@ -23,8 +23,8 @@ from tests.support.page_filters import (
     fixture_names,
     in_fresh_context,
 )
-from webcapture.browser.ad_blocking import enable_ad_blocking, hide_ad_elements
-from webcapture.browser.filter_lists import shared_engine
+from webcapture.browser.filters.ad_blocking import enable_ad_blocking, hide_ad_elements
+from webcapture.browser.filters.filter_lists import shared_engine
 from webcapture.egress import refusal_log
 
 SLOTS = "#div-gpt-ad-1700000000000-0, ins.adsbygoogle, aside.ad-slot"

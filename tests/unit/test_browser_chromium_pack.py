@@ -17,9 +17,9 @@ import pytest
 import zstandard
 
 from scripts.pack_zstd import write_lz4
-from webcapture.browser import chromium_pack, node_runtime, processes
-from webcapture.browser.chromium_pack import ChromiumUnavailable, pack_dir, resolve_chromium, unpack
-from webcapture.browser.unpack_once import InflateJob, inflate
+from webcapture.browser.launch import chromium_pack, node_runtime, processes
+from webcapture.browser.launch.chromium_pack import ChromiumUnavailable, pack_dir, resolve_chromium, unpack
+from webcapture.browser.launch.unpack_once import InflateJob, inflate
 from webcapture.settings import Settings
 
 
@@ -110,7 +110,7 @@ def test_a_new_pack_gets_a_new_folder(fake_pack: Path, tmp_path: Path) -> None:
 def test_parallel_processes_unpack_without_racing(fake_pack: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     script = (
-        "import sys; from pathlib import Path; from webcapture.browser.chromium_pack import unpack;"
+        "import sys; from pathlib import Path; from webcapture.browser.launch.chromium_pack import unpack;"
         "print(unpack(Path(sys.argv[1]), Path(sys.argv[2])).executable)"
     )
     runs = [
@@ -169,7 +169,7 @@ def test_webcapture_chromium_skips_the_pack(tmp_path: Path) -> None:
 def test_pack_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
     assert (
-        pack_dir(Settings()) == Path(chromium_pack.__file__).resolve().parents[4] / ".cache" / "chromium-pack"
+        pack_dir(Settings()) == Path(chromium_pack.__file__).resolve().parents[5] / ".cache" / "chromium-pack"
     )
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "screenshot")
     assert pack_dir(Settings()) == Path("/opt/chromium")

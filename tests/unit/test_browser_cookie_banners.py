@@ -18,7 +18,7 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
 )
 from tests.support.page_filters import in_fresh_context
 from webcapture.browser.budget import Deadline
-from webcapture.browser.cookie_banners import (
+from webcapture.browser.filters.cookie_banners import (
     consent_log,
     enable_cookie_banner_handling,
     settle_cookie_banners,

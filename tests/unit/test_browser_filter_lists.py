@@ -9,7 +9,7 @@ import brotli
 import pytest
 import zstandard
 
-from webcapture.browser.filter_lists import (
+from webcapture.browser.filters.filter_lists import (
     ENGINE_FILE,
     ENGINE_FILE_ZSTD,
     LAMBDA_FILTERS_DIR,

@@ -22,14 +22,13 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
 from webcapture import egress
 from webcapture.browser import (
     browser_pid,
-    chromium_pack,
     collect_links,
     lifecycle,
     load_page,
-    processes,
     shutdown_browser,
     take_screenshot,
 )
+from webcapture.browser.launch import chromium_pack, processes
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.errors import NavigationFailed, NavigationTimeout, UrlNotAllowed
 from webcapture.models.requests import LinksRequest, ScreenshotRequest

@@ -14,7 +14,8 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     egress_allows_fixtures_fixture,
     fixture_server_fixture,
 )
-from webcapture.browser import browser_pid, lifecycle, processes, shutdown_browser, take_screenshot
+from webcapture.browser import browser_pid, lifecycle, shutdown_browser, take_screenshot
+from webcapture.browser.launch import processes
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.settings import Settings, get_settings
 

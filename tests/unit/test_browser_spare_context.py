@@ -1,4 +1,4 @@
-"""The spare context (webcapture.browser.spare_context): made between requests, taken by the next request
+"""The spare context (webcapture.browser.page.spare_context): made between requests, taken by the next request
 with the same options, never carrying anything of an earlier request, and never made with a caller's
 headers or credentials. The request's own context is closed after its answer."""
 
@@ -17,10 +17,11 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     egress_allows_fixtures_fixture,
     fixture_server_fixture,
 )
-from webcapture.browser import browser_pid, lifecycle, processes, shutdown_browser
-from webcapture.browser.page_context import PageSetup
+from webcapture.browser import browser_pid, lifecycle, shutdown_browser
+from webcapture.browser.launch import processes
+from webcapture.browser.page.page_context import PageSetup
+from webcapture.browser.page.spare_context import _Spare
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
-from webcapture.browser.spare_context import _Spare
 from webcapture.models.page_control import PageControl
 from webcapture.settings import get_settings
 

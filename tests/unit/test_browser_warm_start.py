@@ -20,7 +20,7 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     egress_allows_fixtures_fixture,
     fixture_server_fixture,
 )
-from webcapture.browser.chromium_pack import pack_dir, resolve_chromium
+from webcapture.browser.launch.chromium_pack import pack_dir, resolve_chromium
 from webcapture.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ import pytest
 
 from localapi.cfn_template import FunctionSpec
 from localapi.lambda_runtime import ContainerDied, FunctionContainers, FunctionError, InvocationTimeout
-from webcapture.browser import processes
+from webcapture.browser.launch import processes
 
 PROBE = Path(__file__).resolve().parents[1] / "support" / "lambda_probe"
 

@@ -90,7 +90,7 @@ class Settings:
     # grows across contexts (about 0.12 MB a request, docs/benchmarks.md); with 500 it peaks about 60 MB
     # over a fresh start, the same in every cycle, for one recycle (about 1 s) per 500 requests.
     browser_recycle_after: int = 500
-    # A context and page made between requests for the next one (webcapture.browser.spare_context);
+    # A context and page made between requests for the next one (webcapture.browser.page.spare_context);
     # WEBCAPTURE_SPARE_CONTEXT=0: every request makes its own.
     spare_context: bool = True
 

@@ -50,7 +50,7 @@ def _warm_up() -> None:
         # The unpacks first, each on its own thread waiting on its own child process (unpack_once): their
         # modules are light, and they overlap the imports that follow here and in the handler on the
         # other core, without competing for the GIL.
-        from webcapture.browser import chromium_pack, node_runtime
+        from webcapture.browser.launch import chromium_pack, node_runtime
 
         _in_thread("unpack-chromium", lambda: chromium_pack.resolve_chromium(settings))
         _in_thread("unpack-node", lambda: node_runtime.ensure_playwright_node(settings))

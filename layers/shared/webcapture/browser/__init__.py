@@ -12,16 +12,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from webcapture.browser.chromium_pack import ChromiumInstall, ChromiumUnavailable, resolve_chromium
+    from webcapture.browser.launch.chromium_pack import ChromiumInstall, ChromiumUnavailable, resolve_chromium
     from webcapture.browser.lifecycle import browser_pid, shutdown_browser
     from webcapture.browser.links import Link, Links, collect_links
     from webcapture.browser.page_load import PageSnapshot, load_page
     from webcapture.browser.screenshot import Screenshot, take_screenshot
 
 _HOMES = {
-    "ChromiumInstall": "chromium_pack",
-    "ChromiumUnavailable": "chromium_pack",
-    "resolve_chromium": "chromium_pack",
+    "ChromiumInstall": "launch.chromium_pack",
+    "ChromiumUnavailable": "launch.chromium_pack",
+    "resolve_chromium": "launch.chromium_pack",
     "browser_pid": "lifecycle",
     "shutdown_browser": "lifecycle",
     "Link": "links",

@@ -36,12 +36,12 @@ from typing import Any, TypeVar
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from webcapture import egress
-from webcapture.browser import processes
 from webcapture.browser.budget import Deadline
-from webcapture.browser.chromium_pack import ChromiumInstall, resolve_chromium
-from webcapture.browser.launch_flags import LAMBDA_FLAGS
-from webcapture.browser.node_runtime import ensure_playwright_node
-from webcapture.browser.spare_context import SpareContext
+from webcapture.browser.launch import processes
+from webcapture.browser.launch.chromium_pack import ChromiumInstall, resolve_chromium
+from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS
+from webcapture.browser.launch.node_runtime import ensure_playwright_node
+from webcapture.browser.page.spare_context import SpareContext
 from webcapture.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class BrowserHost:
         # When each start-up step finished (time.monotonic(), a clock shared by all processes): for the
         # cold-start benchmark (scripts/bench_cold.py) and the log.
         self.milestones: dict[str, float] = {}
-        # The next request's context and page, made between requests (webcapture.browser.spare_context),
+        # The next request's context and page, made between requests (webcapture.browser.page.spare_context),
         # and what is left to do once a request has its answer (closing its context).
         self.spare = SpareContext()
         self._after_answer: list[Callable[[], None]] = []

@@ -3,7 +3,7 @@
 
 A context is never reused: cookies, storage, cache and service workers of one caller's page must not reach
 the next caller. The fresh context may have been made before the request arrived, between requests
-(webcapture.browser.spare_context), but nothing has loaded in it. If the browser turns out to be dead
+(webcapture.browser.page.spare_context), but nothing has loaded in it. If the browser turns out to be dead
 (killed between invocations, crashed), the request relaunches it and tries once more, so the caller never
 sees the previous browser's death.
 """
@@ -21,13 +21,13 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from webcapture import egress, request_scope
-from webcapture.browser import processes
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
+from webcapture.browser.launch import processes
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
-from webcapture.browser.navigation import navigated
-from webcapture.browser.page_context import PageSetup, close_quietly, context_options, prepare_context
-from webcapture.browser.page_control import PagePreparation
-from webcapture.browser.page_motion import MainFrameMotion, PageMoving
+from webcapture.browser.page.navigation import navigated
+from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
+from webcapture.browser.page.page_control import PagePreparation
+from webcapture.browser.page.page_motion import MainFrameMotion, PageMoving
 from webcapture.errors import NavigationFailed
 from webcapture.models.page_control import PageControl
 

@@ -28,9 +28,9 @@ from typing import Any
 from playwright.sync_api import CDPSession, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
-from webcapture.browser.page_context import effective_setup
-from webcapture.browser.page_control import is_selector_error
-from webcapture.browser.page_motion import PageMoving
+from webcapture.browser.page.page_context import effective_setup
+from webcapture.browser.page.page_control import is_selector_error
+from webcapture.browser.page.page_motion import PageMoving
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
 from webcapture.errors import ElementNotFound, NavigationFailed
 from webcapture.images import CONTENT_TYPES, ImageFormat, image_info

@@ -23,7 +23,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page
 
-from webcapture.browser.page_context import close_quietly
+from webcapture.browser.page.page_context import close_quietly
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ Node) unpack at the same time.
 Packed files are brotli (`.br`, the pack as @sparticuz/chromium publishes it, used in development), or
 what `make build` recompresses the BrowserLayer to (scripts/pack_zstd.py): lz4 (`.lz4`, Chromium's binary:
 the fastest to inflate) and zstandard (`.zst`, the rest: smaller), see docs/benchmarks.md. All are
-streamed, in a child Python per unpack (webcapture.browser.inflate_process), so unpacks started from
+streamed, in a child Python per unpack (webcapture.browser.launch.inflate_process), so unpacks started from
 threads overlap each other and the handler's imports on all cores without fighting over the GIL; the lock,
 staging and rename stay here, in the process that asked.
 """
@@ -26,8 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from webcapture.browser import inflate_process
-from webcapture.browser.inflate_process import LZ4_SUFFIX, TRUNCATED, ZSTD_SUFFIX
+from webcapture.browser.launch import inflate_process
+from webcapture.browser.launch.inflate_process import LZ4_SUFFIX, TRUNCATED, ZSTD_SUFFIX
 
 BROTLI_SUFFIX = ".br"
 _WORKER = Path(inflate_process.__file__)
@@ -93,9 +93,9 @@ class InflateJob:
 
 
 def inflate(jobs: list[InflateJob], niceness: int = 0) -> list[Path]:
-    """Run the jobs, in order, in one child Python (webcapture.browser.inflate_process says why a child)
-    at `niceness` (0: as this process); the sources found truncated, empty when all went well. Streamed:
-    the binaries are 100-200 MB unpacked, more than a Lambda should hold in memory at once."""
+    """Run the jobs, in order, in one child Python (webcapture.browser.launch.inflate_process says why
+    a child) at `niceness` (0: as this process); the sources found truncated, empty when all went well.
+    Streamed: the binaries are 100-200 MB unpacked, more than a Lambda should hold in memory at once."""
     command = [sys.executable, "-I", "-S", "-B", str(_WORKER), os.pathsep.join(sys.path), str(niceness)]
     for job in jobs:
         command += ["tar" if job.tar else "file", str(job.source), str(job.dest)]

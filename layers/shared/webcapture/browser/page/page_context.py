@@ -18,8 +18,8 @@ import idna
 from playwright.sync_api import BrowserContext, Route, WebSocketRoute
 from playwright.sync_api import Error as PlaywrightError
 
-from webcapture.browser import ad_blocking, cookie_banners
-from webcapture.browser.lazy_content import watch_lazy_loading
+from webcapture.browser.filters import ad_blocking, cookie_banners
+from webcapture.browser.page.lazy_content import watch_lazy_loading
 from webcapture.errors import RequestValidationError
 from webcapture.models.devices import device_descriptors
 from webcapture.models.page_control import PageControl

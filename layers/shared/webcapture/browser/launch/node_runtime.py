@@ -21,7 +21,7 @@ import os
 import time
 from pathlib import Path
 
-from webcapture.browser.unpack_once import InflateJob, inflate, packed_file, unpack_once
+from webcapture.browser.launch.unpack_once import InflateJob, inflate, packed_file, unpack_once
 from webcapture.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ import zstandard
 from webcapture.settings import Settings, get_settings
 
 LAMBDA_FILTERS_DIR = Path("/opt/page-filters")
-_REPO_ROOT = Path(__file__).resolve().parents[4]
+_REPO_ROOT = Path(__file__).resolve().parents[5]
 ENGINE_FILE = "adblock-engine.br"  # as fetched; the built layer has ENGINE_FILE_ZSTD instead
 ENGINE_FILE_ZSTD = "adblock-engine.zst"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"

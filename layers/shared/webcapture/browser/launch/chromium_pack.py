@@ -24,12 +24,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from webcapture.browser.inflate_process import ZSTD_SUFFIX
-from webcapture.browser.unpack_once import InflateJob, inflate, packed_file, unpack_once
+from webcapture.browser.launch.inflate_process import ZSTD_SUFFIX
+from webcapture.browser.launch.unpack_once import InflateJob, inflate, packed_file, unpack_once
 from webcapture.settings import Settings, get_settings
 
 LAMBDA_PACK_DIR = Path("/opt/chromium")
-_REPO_ROOT = Path(__file__).resolve().parents[4]
+_REPO_ROOT = Path(__file__).resolve().parents[5]
 # Each as <name>.zst (the built layer) or <name>.br (a fetched pack).
 PACK_MEMBERS = ("chromium", "swiftshader.tar", "al2023.tar", "fonts.tar")
 _EXTRA_FONTS = "fonts-extra"
@@ -116,7 +116,7 @@ _UNPACK_NICENESS = 7
 
 def unpack_niceness() -> int:
     """The niceness Chromium's inflate runs at: _UNPACK_NICENESS beside a zstd-packed Node, else 0."""
-    from webcapture.browser.node_runtime import packed_node
+    from webcapture.browser.launch.node_runtime import packed_node
 
     node = packed_node()
     return _UNPACK_NICENESS if node is not None and node.suffix == ZSTD_SUFFIX else 0

@@ -1,5 +1,5 @@
 """blockAds (CONTRACT 14): network and cosmetic blocking with EasyList, EasyPrivacy and uBlock Origin's
-lists, through Brave's adblock-rust engine (webcapture.browser.filter_lists).
+lists, through Brave's adblock-rust engine (webcapture.browser.filters.filter_lists).
 
 The Lambda Chromium is a headless shell that cannot load extensions, so the engine runs here:
 - network: a context route asks the engine about every request (URL, resource type, the document that
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from playwright.sync_api import BrowserContext, Frame, Page, Request, Route
 from playwright.sync_api import Error as PlaywrightError
 
-from webcapture.browser.filter_lists import shared_engine
+from webcapture.browser.filters.filter_lists import shared_engine
 
 log = logging.getLogger(__name__)
 

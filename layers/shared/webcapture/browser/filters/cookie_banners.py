@@ -1,6 +1,6 @@
 """blockCookieBanners (CONTRACT 14): consent pop-ups refused where the banner allows, else hidden, with
 DuckDuckGo's autoconsent (npm @duckduckgo/autoconsent, the rule library their browsers use), fetched at
-build time into the page-filters folder (webcapture.browser.filter_lists).
+build time into the page-filters folder (webcapture.browser.filters.filter_lists).
 
 autoconsent ships a bundle made for Playwright: it runs in each document, detects the consent manager
 (OneTrust, Cookiebot, Didomi and some 800 rules), and clicks through to "reject all", or hides the banner
@@ -30,7 +30,7 @@ from playwright.sync_api import BrowserContext, Frame, Page
 from playwright.sync_api import Error as PlaywrightError
 
 from webcapture.browser.budget import MIN_STEP_MS, Deadline
-from webcapture.browser.filter_lists import AUTOCONSENT_RULES, AUTOCONSENT_SCRIPT, filter_file
+from webcapture.browser.filters.filter_lists import AUTOCONSENT_RULES, AUTOCONSENT_SCRIPT, filter_file
 
 log = logging.getLogger(__name__)
 

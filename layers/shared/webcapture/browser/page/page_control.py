@@ -16,10 +16,10 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from webcapture.browser import ad_blocking, cookie_banners
 from webcapture.browser.budget import MIN_STEP_MS, Deadline
-from webcapture.browser.lazy_content import scroll_through
-from webcapture.browser.network_idle import InFlightRequests
+from webcapture.browser.filters import ad_blocking, cookie_banners
+from webcapture.browser.page.lazy_content import scroll_through
+from webcapture.browser.page.network_idle import InFlightRequests
 from webcapture.errors import ElementNotFound, NavigationFailed, NavigationTimeout
 from webcapture.models.page_control import PageControl
 

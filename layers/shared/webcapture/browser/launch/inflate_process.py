@@ -1,4 +1,5 @@
-"""The decompressing half of an unpack, run as a script in a child Python (webcapture.browser.unpack_once).
+"""The decompressing half of an unpack, run as a script in a child Python
+(webcapture.browser.launch.unpack_once).
 
 Why a child process: at a cold start Chromium (209 MB) and Node (117 MB) inflate while the handler's imports
 run on the main thread. In threads of one process they hand the GIL back and forth at every chunk, and a

@@ -1,0 +1,1 @@
+"""Page filters: ad and tracker blocking, the compiled filter lists, cookie banners."""
