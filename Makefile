@@ -14,14 +14,22 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
 .PHONY: load soak
 
-$(STAMP): pyproject.toml
+# The venv is exactly requirements.lock (hashes checked; --no-deps: the lock already holds every dependency,
+# and pip check below proves it), then the project itself.
+$(STAMP): requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/pip check
 	touch $(STAMP)
+
+# The only step that changes a version: resolve pyproject.toml afresh into requirements.lock and write every
+# Lambda package's requirements.txt from it (scripts/lock.py). Commit the lock with the change that needs it.
+lock: $(STAMP)
+	$(BIN)/python scripts/lock.py
 
 install: $(STAMP) chromium page-filters docs-assets
 
@@ -65,7 +73,7 @@ load: install
 soak: install
 	$(BIN)/python scripts/soak.py --write-docs docs/benchmarks.md $(SOAK_ARGS)
 
-# Main-content extractors scored and timed on shared/benchmarks/main-content (READABILITY_JS=<path> adds
+# Main-content extractors scored and timed on benchmarks/main-content (READABILITY_JS=<path> adds
 # Readability.js); `--write-docs` updates docs/benchmarks.md.
 .PHONY: bench-main-content
 bench-main-content: install

@@ -1,6 +1,6 @@
 """`make bench-main-content`: main-content extractors scored and timed on the main-content benchmark pages.
 
-F1, precision and recall as the benchmark's score.py computes them (shared/benchmarks/main-content, 54
+F1, precision and recall as the benchmark's score.py computes them (benchmarks/main-content, 54
 article pages), and milliseconds per page. All candidates run in turns on each page in this one
 invocation, so the timings compare even on a busy machine. Readability.js runs in the pinned Chromium,
 timed on the page already loaded (as it would run in ours), when READABILITY_JS names its file (npm's
@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from webcapture.content.main_content import full_page_markdown, main_content_markdown  # noqa: E402
 
-BENCHMARK = REPO.parent / "shared" / "benchmarks" / "main-content"
+BENCHMARK = REPO / "benchmarks" / "main-content"
 DOC = REPO / "docs" / "benchmarks.md"
 START, END = "<!-- main-content:start -->", "<!-- main-content:end -->"
 Extractor = Callable[[str, str], str]

@@ -1,4 +1,4 @@
-"""The main-content step scored on the main-content benchmark's 54 article pages (shared/benchmarks/
+"""The main-content step scored on the main-content benchmark's 54 article pages (benchmarks/
 main-content, hand-checked article bodies), with the benchmark's own scoring: F1 must stay at the best
 published figure, 0.97. The pages go through the same function production uses, pruning included."""
 
@@ -13,7 +13,7 @@ from types import ModuleType
 
 from webcapture.content.main_content import main_content_markdown
 
-BENCHMARK = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "main-content"
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "main-content"
 F1_FLOOR = 0.97
 
 
