@@ -1,0 +1,44 @@
+"""The API as a tool call uses it: the client's one HTTP call, in a worker thread, with progress."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from webcapture.client.http import Answer, CliFailure, call
+from webcapture.mcp_server.failures import NO_KEY, failure_text
+from webcapture.mcp_server.progress import Progress, while_waiting
+from webcapture.settings import ClientSettings
+
+
+class ToolFailure(Exception):
+    """A call that failed, with the text the model is shown (a tool error: `isError`)."""
+
+
+class ToolApi:
+    """The API for one tool call: where it is, the key, and the call's progress."""
+
+    def __init__(self, settings: ClientSettings, progress: Progress) -> None:
+        self.settings = settings
+        self.progress = progress
+
+    async def post(self, path: str, body: dict[str, Any], *, accept: str = "application/json") -> Answer:
+        key = self.settings.api_key
+        if not key:
+            raise ToolFailure(NO_KEY)
+        send = functools.partial(call, self.settings.api_url, key, path, body, accept=accept)
+        try:
+            return await while_waiting(self.progress, f"waiting for {path}", send)
+        except CliFailure as failure:
+            raise ToolFailure(failure_text(failure, self.settings.api_url)) from None
+
+    @staticmethod
+    def data(answer: Answer) -> dict[str, Any]:
+        """The `data` of a JSON success envelope."""
+        try:
+            data = answer.json().get("data")
+        except (ValueError, CliFailure):
+            data = None
+        if not isinstance(data, dict):
+            raise ToolFailure(f"Unexpected answer from the webcapture API (HTTP {answer.status}): no data.")
+        return data
