@@ -49,6 +49,9 @@ def api_error_text(error: ApiError) -> str:
                  *(_issue_line(issue) for issue in issues),
                  "issues: " + json.dumps(issues, ensure_ascii=False)]
         return "\n".join(lines)
+    if not body.get("code") and not body.get("message"):
+        return (f"webcapture API error {error.status}, without the API's error body (a gateway or proxy in "
+                "front of the API answered); the call may be retried.")
     code = str(body.get("code") or "ERROR")
     message = str(body.get("message") or f"HTTP {error.status}")
     text = f"webcapture API error {error.status} {code}: {message}"
