@@ -22,9 +22,10 @@ from webcapture.client.http import ApiError, CliFailure
 from webcapture.mcp_server import answers
 from webcapture.mcp_server.api import ToolApi
 from webcapture.mcp_server.failures import api_error_text, failure_text
+from webcapture.mcp_server.jobs import start_and_follow
 from webcapture.mcp_server.progress import Progress, while_waiting
 from webcapture.mcp_server.server import build_server
-from webcapture.mcp_server.tools import TOOLS
+from webcapture.mcp_server.tools import TOOLS, ToolEntry
 from webcapture.openapi.document import openapi_document
 from webcapture.settings import ClientSettings
 
@@ -166,6 +167,7 @@ class FakeApi(ThreadingHTTPServer):
     def __init__(self) -> None:
         self.script: list[tuple[int, str, bytes]] = []
         self.bodies: list[dict[str, Any]] = []
+        self.paths: list[str] = []
         self.headers_seen: list[dict[str, str]] = []
         api = self
 
@@ -175,6 +177,10 @@ class FakeApi(ThreadingHTTPServer):
 
             def do_POST(self) -> None:
                 api.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                self.do_GET()
+
+            def do_GET(self) -> None:
+                api.paths.append(f"{self.command} {self.path}")
                 api.headers_seen.append(dict(self.headers))
                 status, content_type, body = api.script.pop(0)
                 self.send_response(status)
@@ -247,3 +253,59 @@ def test_in_process_calls_send_the_tools_body_and_survive_odd_answers(
     assert fake_api.bodies[3] == {"url": "https://example.com/", "base64": False}  # the tool's field wins
     assert fake_api.headers_seen[3]["Accept"] == "application/json"
     assert all(headers["Authorization"] == "Bearer wc_test" for headers in fake_api.headers_seen)
+
+
+def job(status: str, completed: int, failed: int = 0, results: list[Any] | None = None) -> bytes:
+    return envelope({"jobId": "job 1", "operation": "crawl", "status": status, "total": 3,
+                     "completed": completed, "failed": failed, "creditsCost": completed,
+                     "results": results or [], "next": None})
+
+
+def crawl_tool(budget_s: float) -> ToolEntry:
+    return ToolEntry("crawl", "Crawl a site", "Crawl a site.", {"type": "object"},
+                     start_and_follow("/v1/web/crawl", poll_s=0, budget_s=budget_s))
+
+
+def test_a_job_tool_reports_the_jobs_counts_until_it_finishes(fake_api: FakeApi) -> None:
+    started = envelope({"jobId": "job 1", "status": "queued", "total": 3, "statusUrl": "/v1/jobs/job%201"})
+    result = {"index": 0, "status": "completed", "data": {"url": "https://example.com/", "markdown": "# Hi"}}
+    fake_api.script = [(202, "application/json", started), (200, "application/json", job("queued", 0)),
+                       (200, "application/json", job("running", 1, 1)),
+                       (200, "application/json", job("running", 1, 1)),
+                       (200, "application/json", job("completed", 2, 1, [result]))]
+    reports: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append((progress, total, message))
+
+    async def main() -> list[Any]:
+        server = build_server(ClientSettings(api_url=fake_api.url, api_key="wc_test"), (crawl_tool(60),))
+        async with Client(server) as client:
+            answer = await client.call_tool("crawl", {"url": "https://example.com/", "limit": 3},
+                                            progress_callback=on_progress)
+            assert not answer.is_error
+            return list(answer.content)
+
+    content = anyio.run(main)
+    assert fake_api.paths == ["POST /v1/web/crawl"] + ["GET /v1/jobs/job%201"] * 4
+    assert fake_api.bodies == [{"url": "https://example.com/", "limit": 3}]
+    assert reports == [(0, 3, "queued: 0 of 3 done"), (2, 3, "running: 2 of 3 done"),
+                       (3, 3, "completed: 3 of 3 done")]
+    assert len(content) == 1 and isinstance(content[0], TextContent)
+    assert json.loads(content[0].text)["results"] == [result]
+
+
+def test_a_job_that_outlasts_the_call_is_answered_with_its_id(fake_api: FakeApi) -> None:
+    started = envelope({"jobId": "job 1", "status": "queued", "total": 3, "statusUrl": "/v1/jobs/job%201"})
+    fake_api.script = [(202, "application/json", started), (200, "application/json", job("running", 1))]
+
+    async def main() -> list[Any]:
+        server = build_server(ClientSettings(api_url=fake_api.url, api_key="wc_test"), (crawl_tool(0),))
+        async with Client(server) as client:
+            answer = await client.call_tool("crawl", {"url": "https://example.com/"})
+            return list(answer.content)
+
+    first, whole = anyio.run(main)
+    assert isinstance(first, TextContent) and isinstance(whole, TextContent)
+    assert first.text.startswith("The job job 1 is still running (1 of 3 done): look again later")
+    assert json.loads(whole.text)["status"] == "running"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import anyio.to_thread
+
 from webcapture.client.http import Answer, CliFailure, call
 from webcapture.mcp_server.failures import NO_KEY, failure_text
 from webcapture.mcp_server.progress import Progress, while_waiting
@@ -22,12 +24,24 @@ class ToolApi:
         self.settings = settings
         self.progress = progress
 
-    async def post(self, path: str, body: dict[str, Any], *, accept: str = "application/json") -> Answer:
+    async def post(self, path: str, body: dict[str, Any], *, accept: str = "application/json",
+                   report_wait: bool = True) -> Answer:
+        return await self._send("POST", path, body, accept, report_wait)
+
+    async def get(self, path: str, *, report_wait: bool = True) -> Answer:
+        return await self._send("GET", path, None, "application/json", report_wait)
+
+    async def _send(self, method: str, path: str, body: dict[str, Any] | None, accept: str,
+                    report_wait: bool) -> Answer:
+        """One call. report_wait: report the seconds waited as progress (a tool that reports its own
+        progress, a job's counts, turns it off: one call's progress is on one scale)."""
         key = self.settings.api_key
         if not key:
             raise ToolFailure(NO_KEY)
-        send = functools.partial(call, self.settings.api_url, key, path, body, accept=accept)
+        send = functools.partial(call, self.settings.api_url, key, path, body, accept=accept, method=method)
         try:
+            if not report_wait:
+                return await anyio.to_thread.run_sync(send, abandon_on_cancel=True)
             return await while_waiting(self.progress, f"waiting for {path}", send)
         except CliFailure as failure:
             raise ToolFailure(failure_text(failure, self.settings.api_url)) from None

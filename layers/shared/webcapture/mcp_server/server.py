@@ -16,7 +16,7 @@ from mcp_types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, Lis
 from webcapture import __version__
 from webcapture.mcp_server.api import ToolApi, ToolFailure
 from webcapture.mcp_server.progress import Progress
-from webcapture.mcp_server.tools import TOOLS, find
+from webcapture.mcp_server.tools import TOOLS, ToolEntry
 from webcapture.settings import ClientSettings, client_settings
 
 INSTRUCTIONS = (
@@ -32,12 +32,14 @@ def tool_error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(text=text)], is_error=True)
 
 
-def build_server(settings: ClientSettings) -> Server[Any]:
+def build_server(settings: ClientSettings, tools: tuple[ToolEntry, ...] = TOOLS) -> Server[Any]:
+    by_name = {tool.name: tool for tool in tools}
+
     async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
-        return ListToolsResult(tools=[tool.listing() for tool in TOOLS])
+        return ListToolsResult(tools=[tool.listing() for tool in tools])
 
     async def call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
-        tool = find(params.name)
+        tool = by_name.get(params.name)
         if tool is None:  # the protocol's error, not the tool's: the client asked for a tool never listed
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
         api = ToolApi(settings, Progress(ctx.session.report_progress))

@@ -125,6 +125,3 @@ PDF = endpoint_tool(
 
 TOOLS: tuple[ToolEntry, ...] = (MARKDOWN, SCREENSHOT, LINKS, EXTRACT, CONTENT, PDF)
 
-
-def find(name: str) -> ToolEntry | None:
-    return next((tool for tool in TOOLS if tool.name == name), None)
