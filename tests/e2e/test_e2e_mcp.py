@@ -169,6 +169,19 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
     assert all(message and message.startswith("waiting for /v1/web/screenshot") for _, _, message in reports)
 
 
+def test_a_screenshot_taller_than_models_take_is_a_link(local_api: LocalApi) -> None:
+    async def scenario(session: ClientSession) -> None:
+        tall = await session.call_tool("screenshot", {"url": get_server().url("/tall.html"),
+                                                      "viewport": {"deviceScaleFactor": 3}})
+        assert not tall.is_error, tall
+        link = tall.content[0]
+        assert isinstance(link, ResourceLink) and link.mime_type == "image/png"
+        assert text(tall, 1).startswith("The screenshot is 3840x9000 px, more than models take as an image")
+        assert png_size(requests.get(link.uri, timeout=30).content) == (3840, 9000)
+
+    run(local_api.url, local_api.api_key, scenario)
+
+
 def test_api_errors_are_tool_errors_and_the_server_keeps_serving(local_api: LocalApi) -> None:
     async def scenario(session: ClientSession) -> None:
         invalid = await session.call_tool("screenshot", {"url": "ftp://example.com/",

@@ -157,7 +157,12 @@ def test_an_image_too_large_to_answer_inline_is_a_link_to_the_stored_one() -> No
     assert isinstance(link, ResourceLink) and link.uri == data["permanentUrl"]
     assert link.mime_type == "image/jpeg" and link.size == 7_000_000
     assert isinstance(about, TextContent) and json.loads(about.text)["warning"] == "too large to answer inline"
-    inline, _ = answers.screenshot({**data, "image": base64.b64encode(b"jpeg").decode()})
+    tall = {**data, "image": base64.b64encode(b"jpeg").decode()}
+    link, note, about = answers.screenshot(tall)
+    assert isinstance(link, ResourceLink) and isinstance(note, TextContent) and isinstance(about, TextContent)
+    assert note.text.startswith("The screenshot is 1280x16384 px, more than models take as an image")
+    assert "image" not in json.loads(about.text)
+    inline, _ = answers.screenshot({**tall, "metadata": {**data["metadata"], "height": 8000}})
     assert isinstance(inline, ImageContent) and inline.mime_type == "image/jpeg"
 
 

@@ -13,6 +13,9 @@ from typing import Any
 from mcp_types import ContentBlock, ImageContent, ResourceLink, TextContent
 
 _IMAGE_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
+# The largest side models take as image input (Anthropic's API refuses larger images, and a refused image
+# can fail the whole turn); a full-page capture of a long page is often taller.
+MAX_MODEL_IMAGE_SIDE_PX = 8000
 
 
 def _facts(data: dict[str, Any], *skip: str) -> TextContent:
@@ -28,14 +31,22 @@ def _stored(data: dict[str, Any], mime_type: str, extension: str, description: s
 
 
 def screenshot(data: dict[str, Any]) -> list[ContentBlock]:
-    """The image inline; too large to answer inline: a link to the stored image, and the API's warning."""
+    """The image inline; too large for the API to answer inline, or for a model to take: a link to the
+    stored image, and why."""
     metadata = data.get("metadata") or {}
     mime_type = _IMAGE_TYPES.get(str(metadata.get("format")), "image/png")
+    width, height = int(metadata.get("width") or 0), int(metadata.get("height") or 0)
+    facts = _facts(data, "image")
+    if data.get("image") and max(width, height) <= MAX_MODEL_IMAGE_SIDE_PX:
+        return [ImageContent(data=data["image"], mime_type=mime_type), facts]
+    link = _stored(data, mime_type, str(metadata.get("format", "png")), "The screenshot, stored")
     if data.get("image"):
-        shown: ContentBlock = ImageContent(data=data["image"], mime_type=mime_type)
-    else:
-        shown = _stored(data, mime_type, str(metadata.get("format", "png")), "The screenshot, stored")
-    return [shown, _facts(data, "image")]
+        note = TextContent(text=(
+            f"The screenshot is {width}x{height} px, more than models take as an image "
+            f"({MAX_MODEL_IMAGE_SIDE_PX} px a side), so it is given as a link. To see the page, call "
+            "screenshot again with screenshotOptions.fullPage false, or a screenshotOptions.clip."))
+        return [link, note, facts]
+    return [link, facts]
 
 
 def pdf(data: dict[str, Any]) -> list[ContentBlock]:
