@@ -22,7 +22,7 @@ from webcapture.client.http import ApiError, CliFailure
 from webcapture.mcp_server import answers
 from webcapture.mcp_server.api import ToolApi
 from webcapture.mcp_server.failures import api_error_text, failure_text
-from webcapture.mcp_server.jobs import start_and_follow
+from webcapture.mcp_server.jobs import look_up, start_and_follow
 from webcapture.mcp_server.progress import Progress, while_waiting
 from webcapture.mcp_server.server import build_server
 from webcapture.mcp_server.tools import TOOLS, ToolEntry
@@ -149,10 +149,11 @@ def test_a_report_that_fails_does_not_fail_the_call() -> None:
 
 
 def test_an_image_too_large_to_answer_inline_is_a_link_to_the_stored_one() -> None:
-    data = {"metadata": {"width": 1280, "height": 16384, "format": "jpeg", "size": 7_000_000,
-                         "url": "https://example.com/", "timestamp": "t"},
-            "permanentUrl": "https://files.example/screenshots/u/f.jpeg", "fileId": "f",
-            "warning": "too large to answer inline"}
+    data: dict[str, Any] = {
+        "metadata": {"width": 1280, "height": 16384, "format": "jpeg", "size": 7_000_000,
+                     "url": "https://example.com/", "timestamp": "t"},
+        "permanentUrl": "https://files.example/screenshots/u/f.jpeg", "fileId": "f",
+        "warning": "too large to answer inline"}
     link, about = answers.screenshot(data)
     assert isinstance(link, ResourceLink) and link.uri == data["permanentUrl"]
     assert link.mime_type == "image/jpeg" and link.size == 7_000_000
@@ -314,3 +315,23 @@ def test_a_job_that_outlasts_the_call_is_answered_with_its_id(fake_api: FakeApi)
     assert isinstance(first, TextContent) and isinstance(whole, TextContent)
     assert first.text.startswith("The job job 1 is still running (1 of 3 done): look again later")
     assert json.loads(whole.text)["status"] == "running"
+
+
+def test_the_job_status_run_looks_a_job_up_once(fake_api: FakeApi) -> None:
+    fake_api.script = [(200, "application/json", job("completed", 3)),
+                       (404, "application/json", json.dumps({"success": False, "error": {
+                           "code": "NOT_FOUND", "message": "No such job", "requestId": "r"}}).encode())]
+    status = ToolEntry("job_status", "A job's status", "A job's status.", {"type": "object"}, look_up())
+
+    async def main() -> tuple[Any, Any, Any]:
+        server = build_server(ClientSettings(api_url=fake_api.url, api_key="wc_test"), (status,))
+        async with Client(server) as client:
+            return (await client.call_tool("job_status", {"jobId": "job 1", "limit": 10, "cursor": "c/2"}),
+                    await client.call_tool("job_status", {"jobId": "other"}),
+                    await client.call_tool("job_status", {}))
+
+    found, unknown, missing = anyio.run(main)
+    assert fake_api.paths == ["GET /v1/jobs/job%201?limit=10&cursor=c%2F2", "GET /v1/jobs/other"]
+    assert not found.is_error and json.loads(found.content[0].text)["status"] == "completed"
+    assert unknown.is_error and unknown.content[0].text.startswith("webcapture API error 404 NOT_FOUND: No such job")
+    assert missing.is_error and missing.content[0].text.startswith("jobId is required")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import anyio
 from mcp_types import ContentBlock, TextContent
@@ -63,5 +63,20 @@ def start_and_follow(path: str, *, poll_s: float = POLL_S, budget_s: float = BUD
         if not isinstance(job_id, str) or not job_id:
             raise ToolFailure(f"Unexpected answer from the webcapture API to {path}: no jobId.")
         return job_answer(await follow(api, job_id, poll_s=poll_s, budget_s=budget_s))
+
+    return run
+
+
+def look_up() -> Run:
+    """The job status tool's run: `GET /v1/jobs/{jobId}` once, with `limit` and `cursor` when given (the
+    arguments are the path's and the query's parameters)."""
+
+    async def run(api: ToolApi, arguments: dict[str, Any]) -> list[ContentBlock]:
+        job_id = arguments.get("jobId")
+        if not isinstance(job_id, str) or not job_id:
+            raise ToolFailure("jobId is required: the id a batch or crawl tool answered with.")
+        query = {name: arguments[name] for name in ("limit", "cursor") if arguments.get(name) is not None}
+        path = status_path(job_id) + (f"?{urlencode(query)}" if query else "")
+        return job_answer(api.data(await api.get(path)))
 
     return run
