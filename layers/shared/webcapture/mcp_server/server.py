@@ -8,10 +8,18 @@ import sys
 from typing import Any
 
 import anyio
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, ListToolsResult, TextContent
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+)
 
 from webcapture import __version__
 from webcapture.mcp_server.api import ToolApi, ToolFailure
@@ -26,6 +34,7 @@ INSTRUCTIONS = (
     "prefer one well-aimed call. Only public http(s) pages can be loaded.")
 
 _log = logging.getLogger(__name__)
+Context = ServerRequestContext[dict[str, Any]]
 
 
 def tool_error(text: str) -> CallToolResult:
@@ -35,10 +44,10 @@ def tool_error(text: str) -> CallToolResult:
 def build_server(settings: ClientSettings, tools: tuple[ToolEntry, ...] = TOOLS) -> Server[Any]:
     by_name = {tool.name: tool for tool in tools}
 
-    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+    async def list_tools(ctx: Context, params: PaginatedRequestParams | None) -> ListToolsResult:
         return ListToolsResult(tools=[tool.listing() for tool in tools])
 
-    async def call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
+    async def call_tool(ctx: Context, params: CallToolRequestParams) -> CallToolResult:
         tool = by_name.get(params.name)
         if tool is None:  # the protocol's error, not the tool's: the client asked for a tool never listed
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
