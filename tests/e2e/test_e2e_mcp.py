@@ -40,22 +40,22 @@ TOOL_ROUTES = {
 
 
 @asynccontextmanager
-async def mcp_session(api_url: str, api_key: str | None) -> AsyncIterator[ClientSession]:
+async def mcp_client(api_url: str, api_key: str | None) -> AsyncIterator[ClientSession]:
     # The SDK gives the server only a minimal environment (PATH, HOME...): the rest is passed by hand.
     env = {"PYTHONPATH": os.environ.get("PYTHONPATH", ""), "WEBCAPTURE_API_URL": api_url}
     if api_key is not None:
         env["WEBCAPTURE_API_KEY"] = api_key
     with tempfile.TemporaryFile("w+") as errlog:
         async with stdio_client(StdioServerParameters(command=CLI, args=["mcp"], env=env),
-                                errlog=errlog) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
+                                errlog=errlog) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            yield client
 
 
 def run(api_url: str, api_key: str | None, scenario: Callable[[ClientSession], Awaitable[None]]) -> None:
     async def main() -> None:
-        async with mcp_session(api_url, api_key) as session:
-            await scenario(session)
+        async with mcp_client(api_url, api_key) as client:
+            await scenario(client)
 
     anyio.run(main)
 
@@ -89,8 +89,8 @@ def test_tools_are_typed_by_the_openapi_request_schemas(local_api: LocalApi) -> 
     components = document["components"]["schemas"]
     listed: dict[str, Any] = {}
 
-    async def scenario(session: ClientSession) -> None:
-        listed.update({tool.name: tool for tool in (await session.list_tools()).tools})
+    async def scenario(client: ClientSession) -> None:
+        listed.update({tool.name: tool for tool in (await client.list_tools()).tools})
 
     run(local_api.url, local_api.api_key, scenario)
     assert set(listed) == set(TOOL_ROUTES)
@@ -117,9 +117,9 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         reports.append((progress, total, message))
 
-    async def scenario(session: ClientSession) -> None:
+    async def scenario(client: ClientSession) -> None:
         # waitTime keeps the call longer than the server's 2 s progress tick, so at least one report comes.
-        shot = await session.call_tool("screenshot", {
+        shot = await client.call_tool("screenshot", {
             "url": fixtures.url("/plain.html"), "waitTime": 3000, "viewport": {"width": 640, "height": 480},
             "screenshotOptions": {"fullPage": False}}, progress_callback=on_progress)
         assert not shot.is_error, shot
@@ -130,24 +130,24 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
         assert about["metadata"]["url"] == fixtures.url("/plain.html") and about["metadata"]["width"] == 640
         assert requests.get(about["permanentUrl"], timeout=10).content == base64.b64decode(image.data)
 
-        markdown = await session.call_tool("markdown", {"url": fixtures.url("/scripted.html")})
+        markdown = await client.call_tool("markdown", {"url": fixtures.url("/scripted.html")})
         assert not markdown.is_error, markdown
         assert text(markdown).startswith("# Static heading") and "Written by JavaScript" in text(markdown)
         assert "Home menu" not in text(markdown)
         assert facts(markdown)["metadata"]["title"] == "After scripts"
 
-        content = await session.call_tool("content", {"url": fixtures.url("/plain.html")})
+        content = await client.call_tool("content", {"url": fixtures.url("/plain.html")})
         assert not content.is_error, content
         assert '<h1 id="heading">Plain page</h1>' in text(content) and "by script" in text(content)
 
-        links = await session.call_tool("links", {"url": fixtures.url("/links.html")})
+        links = await client.call_tool("links", {"url": fixtures.url("/links.html")})
         assert not links.is_error, links
         found = json.loads(text(links))
         assert found["links"] and all(link["url"].startswith("http") for link in found["links"])
         assert found["metadata"]["totalLinks"] == len(found["links"])
 
         fake_openai.script(json_completion({"title": "Boots"}))
-        extract = await session.call_tool("extract", {
+        extract = await client.call_tool("extract", {
             "url": fixtures.url("/product.html"), "prompt": "the product's title",
             "response_format": {"type": "json_schema", "schema": {
                 "type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}}})
@@ -155,7 +155,7 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
         assert json.loads(text(extract)) == {"title": "Boots"}
         assert facts(extract)["metadata"]["fieldsExtracted"] == 1
 
-        pdf = await session.call_tool("pdf", {"url": fixtures.url("/printable.html")})
+        pdf = await client.call_tool("pdf", {"url": fixtures.url("/printable.html")})
         assert not pdf.is_error, pdf
         link = pdf.content[0]
         assert isinstance(link, ResourceLink) and link.mime_type == "application/pdf"
@@ -170,8 +170,8 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
 
 
 def test_a_screenshot_taller_than_models_take_is_a_link(local_api: LocalApi) -> None:
-    async def scenario(session: ClientSession) -> None:
-        tall = await session.call_tool("screenshot", {"url": get_server().url("/tall.html"),
+    async def scenario(client: ClientSession) -> None:
+        tall = await client.call_tool("screenshot", {"url": get_server().url("/tall.html"),
                                                       "viewport": {"deviceScaleFactor": 3}})
         assert not tall.is_error, tall
         link = tall.content[0]
@@ -183,8 +183,8 @@ def test_a_screenshot_taller_than_models_take_is_a_link(local_api: LocalApi) -> 
 
 
 def test_api_errors_are_tool_errors_and_the_server_keeps_serving(local_api: LocalApi) -> None:
-    async def scenario(session: ClientSession) -> None:
-        invalid = await session.call_tool("screenshot", {"url": "ftp://example.com/",
+    async def scenario(client: ClientSession) -> None:
+        invalid = await client.call_tool("screenshot", {"url": "ftp://example.com/",
                                                          "viewport": {"width": 50}})
         assert invalid.is_error
         lines = text(invalid).splitlines()
@@ -194,24 +194,24 @@ def test_api_errors_are_tool_errors_and_the_server_keeps_serving(local_api: Loca
         issues = json.loads(lines[-1].removeprefix("issues: "))
         assert {tuple(issue["path"]) for issue in issues} == {("url",), ("viewport", "width")}
 
-        internal = await session.call_tool("links", {"url": "http://169.254.169.254/latest/meta-data/"})
+        internal = await client.call_tool("links", {"url": "http://169.254.169.254/latest/meta-data/"})
         assert internal.is_error
         assert text(internal).startswith("webcapture API error 400 URL_NOT_ALLOWED: ")
         assert "only loads public web pages" in text(internal)
 
         with pytest.raises(MCPError, match="Unknown tool: crawl-everything"):
-            await session.call_tool("crawl-everything", {"url": "https://example.com/"})
+            await client.call_tool("crawl-everything", {"url": "https://example.com/"})
 
-        after = await session.call_tool("markdown", {"url": get_server().url("/plain.html")})
+        after = await client.call_tool("markdown", {"url": get_server().url("/plain.html")})
         assert not after.is_error and "Plain page" in text(after)
 
     run(local_api.url, local_api.api_key, scenario)
 
 
 def test_a_bad_key_is_a_tool_error_on_every_call(local_api: LocalApi) -> None:
-    async def scenario(session: ClientSession) -> None:
+    async def scenario(client: ClientSession) -> None:
         for tool in ("links", "screenshot"):
-            refused = await session.call_tool(tool, {"url": get_server().url("/plain.html")})
+            refused = await client.call_tool(tool, {"url": get_server().url("/plain.html")})
             assert refused.is_error
             assert text(refused).startswith("webcapture API error 401 UNAUTHORIZED: Authentication required")
             assert "check WEBCAPTURE_API_KEY" in text(refused)
@@ -220,9 +220,9 @@ def test_a_bad_key_is_a_tool_error_on_every_call(local_api: LocalApi) -> None:
 
 
 def test_no_key_is_a_tool_error_naming_the_variable(local_api: LocalApi) -> None:
-    async def scenario(session: ClientSession) -> None:
-        assert len((await session.list_tools()).tools) == len(TOOL_ROUTES)
-        missing = await session.call_tool("markdown", {"url": get_server().url("/plain.html")})
+    async def scenario(client: ClientSession) -> None:
+        assert len((await client.list_tools()).tools) == len(TOOL_ROUTES)
+        missing = await client.call_tool("markdown", {"url": get_server().url("/plain.html")})
         assert missing.is_error and text(missing).startswith("No API key: set WEBCAPTURE_API_KEY")
 
     run(local_api.url, None, scenario)
@@ -233,13 +233,13 @@ def test_an_api_that_is_down_is_a_tool_error_and_the_server_keeps_serving() -> N
         closed.bind(("127.0.0.1", 0))
         down = f"http://127.0.0.1:{closed.getsockname()[1]}"
 
-    async def scenario(session: ClientSession) -> None:
+    async def scenario(client: ClientSession) -> None:
         for _ in range(2):
-            failed = await session.call_tool("links", {"url": "https://example.com/"})
+            failed = await client.call_tool("links", {"url": "https://example.com/"})
             assert failed.is_error
             assert text(failed).startswith(f"The webcapture API at {down} cannot be reached (cannot reach the "
                                            f"API at {down}/v1/web/links: ")
             assert "WEBCAPTURE_API_URL" in text(failed)
-        assert len((await session.list_tools()).tools) == len(TOOL_ROUTES)
+        assert len((await client.list_tools()).tools) == len(TOOL_ROUTES)
 
     run(down, "wc_" + "k" * 64, scenario)
