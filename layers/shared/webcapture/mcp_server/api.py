@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio.to_thread
+from mcp_types import ContentBlock
 
 from webcapture.client.http import Answer, CliFailure, call
 from webcapture.mcp_server.failures import NO_KEY, failure_text
@@ -56,3 +58,7 @@ class ToolApi:
         if not isinstance(data, dict):
             raise ToolFailure(f"Unexpected answer from the webcapture API (HTTP {answer.status}): no data.")
         return data
+
+
+# How a tool runs: the API for this call and the arguments, to the content the model gets.
+Run = Callable[[ToolApi, dict[str, Any]], Awaitable[list[ContentBlock]]]

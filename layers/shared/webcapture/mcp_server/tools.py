@@ -8,7 +8,7 @@ gives its own `run`, which may call the API several times and report progress as
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -16,10 +16,9 @@ from typing import Any
 from mcp_types import ContentBlock, Tool, ToolAnnotations
 
 from webcapture.mcp_server import answers
-from webcapture.mcp_server.api import ToolApi
+from webcapture.mcp_server.api import Run, ToolApi
 from webcapture.mcp_server.schemas import request_schema
 
-Run = Callable[[ToolApi, dict[str, Any]], Awaitable[list[ContentBlock]]]
 Shape = Callable[[dict[str, Any]], list[ContentBlock]]
 
 _NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
