@@ -31,6 +31,16 @@ class CliFailure(Exception):
         self.exit_code = exit_code
 
 
+class ApiError(CliFailure):
+    """An error answer of the API: its status and its error object as sent (`code` and `message`, or the
+    422's `issues`), for callers that show more than the one line (the MCP server)."""
+
+    def __init__(self, message: str, exit_code: int, status: int, error: dict[str, Any]) -> None:
+        super().__init__(message, exit_code)
+        self.status = status
+        self.error = error
+
+
 @dataclass(frozen=True)
 class Answer:
     status: int
@@ -67,23 +77,26 @@ def _exit_code(status: int, code: str) -> int:
     return 4 if status < 500 else 7
 
 
-def _failure(answer: Answer) -> CliFailure:
+def _failure(answer: Answer) -> ApiError:
     try:
         error = answer.json().get("error") or {}
     except (ValueError, CliFailure):
-        return CliFailure(f"HTTP {answer.status} from the API", _exit_code(answer.status, ""))
+        status = answer.status
+        return ApiError(f"HTTP {status} from the API", _exit_code(status, ""), status, {})
+    if not isinstance(error, dict):
+        error = {}
     if error.get("name") == "ZodError":
         issues = "; ".join(
             f"{'.'.join(str(p) for p in issue.get('path', [])) or 'body'}: {issue.get('message', '')}"
             for issue in error.get("issues", [])
         )
-        return CliFailure(f"422 invalid request: {issues}", 4)
+        return ApiError(f"422 invalid request: {issues}", 4, answer.status, error)
     code = str(error.get("code", "ERROR"))
     message = f"{answer.status} {code}: {error.get('message', '')}"
     retry = answer.headers.get("Retry-After")
     if retry:
         message += f" (retry after {retry} s)"
-    return CliFailure(message, _exit_code(answer.status, code))
+    return ApiError(message, _exit_code(answer.status, code), answer.status, error)
 
 
 @contextmanager
@@ -115,13 +128,16 @@ def progress(label: str, stream: TextIO | None = None) -> Iterator[None]:
             out.flush()
 
 
-def call(api_url: str, api_key: str, path: str, body: dict[str, Any], *, accept: str = "application/json",
-         ) -> Answer:
-    """POST body to the API; an error answer raises CliFailure with its one-line message."""
+def call(api_url: str, api_key: str, path: str, body: dict[str, Any] | None, *,
+         accept: str = "application/json", method: str = "POST") -> Answer:
+    """Send body (None: no body, as for GET) to the API; an error answer raises CliFailure (ApiError) with
+    its one-line message."""
+    headers = {"Authorization": f"Bearer {api_key}", "Accept": accept, "User-Agent": USER_AGENT}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
     request = urllib.request.Request(  # noqa: S310 - the API URL is the user's own configuration
-        api_url + path, data=json.dumps(body).encode(), method="POST",
-        headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json", "Accept": accept,
-                 "User-Agent": USER_AGENT},
+        api_url + path, data=None if body is None else json.dumps(body).encode(), method=method,
+        headers=headers,
     )
     answer = _send(request)
     if answer.status >= 400:

@@ -23,7 +23,7 @@ _REF = "#/components/schemas/{model}"
 _JSON = "application/json"
 
 
-class _Schemas(GenerateJsonSchema):
+class SchemaGenerator(GenerateJsonSchema):
     """pydantic's schemas without the titles it makes up from field names ("Waittime"): noise here."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:
@@ -113,7 +113,7 @@ def _schemas() -> dict[str, Any]:
             models.add(endpoint.request)
     ordered = sorted(models, key=lambda model: model.__name__)
     _, top = models_json_schema([(model, "validation") for model in ordered], ref_template=_REF,
-                                schema_generator=_Schemas)
+                                schema_generator=SchemaGenerator)
     return dict(sorted(top.get("$defs", {}).items()))
 
 

@@ -1,0 +1,126 @@
+"""The tools the MCP server offers: one entry each, in TOOLS.
+
+An entry is a name, the description the model chooses by, its input schema and how it runs. Most tools
+are one call to one endpoint (`endpoint_tool`): the schema is that endpoint's request model, the arguments
+are the body, the answer is shaped for the model. A tool that follows a job (a crawl that runs for minutes)
+gives its own `run`, which may call the API several times and report progress as the job advances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from mcp_types import ContentBlock, Tool, ToolAnnotations
+
+from webcapture.mcp_server import answers
+from webcapture.mcp_server.api import Run, ToolApi
+from webcapture.mcp_server.schemas import request_schema
+
+Shape = Callable[[dict[str, Any]], list[ContentBlock]]
+
+_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    run: Run
+    read_only: bool = True  # false: the call stores something (a file) for the user
+    # The route whose request model is the input schema, and the fields the tool sets itself (left out of
+    # the schema): what the e2e test compares with the OpenAPI document.
+    path: str | None = None
+    fixed: Mapping[str, Any] = field(default_factory=lambda: _NO_FIELDS)
+
+    def listing(self) -> Tool:
+        return Tool(name=self.name, title=self.title, description=self.description,
+                    input_schema=self.input_schema,
+                    annotations=ToolAnnotations(title=self.title, read_only_hint=self.read_only,
+                                                destructive_hint=False, idempotent_hint=False,
+                                                open_world_hint=True))
+
+
+def one_call(path: str, shape: Shape, fixed: Mapping[str, Any], accept: str) -> Run:
+    """POST the arguments (with the tool's own fields over them) to `path`; the answer's data, shaped."""
+
+    async def run(api: ToolApi, arguments: dict[str, Any]) -> list[ContentBlock]:
+        answer = await api.post(path, {**arguments, **fixed}, accept=accept)
+        return shape(api.data(answer))
+
+    return run
+
+
+def endpoint_tool(name: str, title: str, description: str, path: str, shape: Shape, *,
+                  fixed: Mapping[str, Any] = _NO_FIELDS, accept: str = "application/json",
+                  read_only: bool = True) -> ToolEntry:
+    """A tool that is one call to POST `path`, typed by that endpoint's request model."""
+    return ToolEntry(name, title, description, request_schema(path, without=fixed),
+                     one_call(path, shape, MappingProxyType(dict(fixed)), accept), read_only, path,
+                     MappingProxyType(dict(fixed)))
+
+
+_PAGE = ("The page is loaded in a real browser (headless Chromium; its scripts run). Page options every "
+         "tool takes: waitUntil, waitForSelector (wait for an element), waitTime (extra ms), scrollPage "
+         "(lazy content), blockAds, blockCookieBanners, hideSelectors, device ('iPhone 15 Pro'), "
+         "colorScheme, locale, timezoneId, userAgent, headers, cookies, authenticate. Only public http(s) "
+         "pages can be loaded.")
+
+SCREENSHOT = endpoint_tool(
+    "screenshot", "Screenshot a web page",
+    "Take a screenshot of a web page and see it as an image. Use it to look at a page's layout, design or "
+    "visual state (what a user sees); to read its text, markdown is cheaper and more exact. By default the "
+    "whole page is captured (screenshotOptions.fullPage true), which for long pages is a very tall image: "
+    "set screenshotOptions.fullPage false to see the first screen only. viewport {width, height, "
+    "deviceScaleFactor} sets the window (1280x800 by default); screenshotOptions.selector captures one "
+    "element; screenshotOptions.type 'jpeg' or 'webp' with quality makes smaller images. The image is also "
+    "stored: its permanentUrl is in the answer. " + _PAGE + " Costs 1 credit.",
+    "/v1/web/screenshot", answers.screenshot, fixed={"base64": True}, read_only=False)
+
+MARKDOWN = endpoint_tool(
+    "markdown", "Read a web page as Markdown",
+    "Read a web page as Markdown: its main content (the article, product or documentation) with navigation, "
+    "ads, footers and comments removed, and text hidden from readers left out. The best tool to read, quote "
+    "or summarise a page. onlyMainContent false keeps everything visible on the page. Very long pages are "
+    "cut (metadata.truncated). " + _PAGE + " Costs 1 credit.",
+    "/v1/web/markdown", answers.markdown)
+
+CONTENT = endpoint_tool(
+    "content", "Get a web page's rendered HTML",
+    "The HTML of a web page after its scripts ran (the rendered DOM, serialised). Use it when the markup "
+    "itself matters: attributes, element structure, forms, embedded data, meta tags. To read the text, use "
+    "markdown: HTML is many times longer. " + _PAGE + " Costs 1 credit.",
+    "/v1/web/content", answers.content)
+
+LINKS = endpoint_tool(
+    "links", "List the links on a web page",
+    "Every link on a web page after it rendered: absolute http(s) URLs with their visible text, without "
+    "duplicates, in document order, counted as internal (same site) or external. Use it to find a site's "
+    "pages (docs sections, articles, products) before reading them with markdown. includeExternal false "
+    "keeps only the site's own links. " + _PAGE + " Costs 1 credit.",
+    "/v1/web/links", answers.as_json)
+
+EXTRACT = endpoint_tool(
+    "extract", "Extract data from a web page with an AI model",
+    "Extract structured data from a web page with an AI model run by the service: give prompt (what to "
+    "extract) and, for a fixed shape, response_format {type: 'json_schema', schema: <JSON Schema>}; the "
+    "answer is JSON validated against that schema. responseType 'text' answers in prose instead (without a "
+    "prompt: a summary of the page); instructions adds guidance. The model sees the page's main content as "
+    "Markdown. Use it for many fields or many similar pages; for one page you read yourself, markdown is "
+    "cheaper. " + _PAGE + " Costs 5 credits.",
+    "/v1/web/ai-extract", answers.extract)
+
+PDF = endpoint_tool(
+    "pdf", "Print a web page to PDF",
+    "Print a web page to a PDF file, as Chromium prints it: pdfOptions sets format (A4 by default, Letter, "
+    "Legal, A3, A5, Tabloid), landscape, margin, scale, pageRanges, printBackground. The PDF is stored and "
+    "the answer is a link to it (with its size and page count) to give the user; the PDF's text is not "
+    "returned (use markdown to read the page). " + _PAGE + " Costs 1 credit.",
+    "/v1/web/pdf", answers.pdf, fixed={"base64": False}, accept="application/json", read_only=False)
+
+TOOLS: tuple[ToolEntry, ...] = (MARKDOWN, SCREENSHOT, LINKS, EXTRACT, CONTENT, PDF)
+
