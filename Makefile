@@ -46,7 +46,7 @@ lint: $(STAMP)
 	$(BIN)/sam validate --lint
 
 unit: install
-	$(BIN)/pytest tests/unit -q
+	$(BIN)/pytest tests/unit tests/browser -q
 
 # The artefact tests (tests/artifact) run the handlers sam just built; WEBCAPTURE_SAM_BUILT tells them
 # not to build again.

@@ -45,8 +45,8 @@ sys.path.insert(0, str(REPO))
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
+from tests.support.png_pixels import decode_png  # noqa: E402
 from tests.support.service_capture import service_shot  # noqa: E402
-from tests.unit.test_browser_screenshot import decode_png  # noqa: E402
 from webcapture.browser.launch import processes  # noqa: E402
 from webcapture.browser.launch.chromium_pack import resolve_chromium  # noqa: E402
 from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS  # noqa: E402
