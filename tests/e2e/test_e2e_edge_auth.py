@@ -12,8 +12,7 @@ from tests.support.api_answers import assert_envelope_error, assert_success, ses
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
 from tests.support.png_pixels import png_size
-from webcapture.auth import api_keys
-from webcapture.auth.session_tokens import EXPIRY_LEEWAY_S
+from webcapture.auth import EXPIRY_LEEWAY_S, api_keys
 from webcapture.settings import get_settings
 
 

@@ -43,10 +43,6 @@ def received_type(value: Any, *, expected: str | None = None) -> str:
     return type(value).__name__
 
 
-def _number_or_string(value: Any) -> str:
-    return "string" if isinstance(value, str) else "number"
-
-
 def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
     kind: str = error["type"]
     # A dict key's own error (a refused header name) is reported at the key, as Zod does.

@@ -12,7 +12,7 @@ from typing import Any
 
 import jwt
 
-from webcapture.auth import EXPIRY_LEEWAY_S as EXPIRY_LEEWAY_S  # re-exported: the tests read it here
+from webcapture.auth import EXPIRY_LEEWAY_S
 from webcapture.errors import Unauthorized
 from webcapture.settings import Settings, get_settings
 
