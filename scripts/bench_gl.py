@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
+from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.support.png_pixels import decode_png  # noqa: E402
 from tests.support.service_capture import service_shot  # noqa: E402
@@ -51,8 +52,6 @@ from webcapture.browser.launch import processes  # noqa: E402
 from webcapture.browser.launch.chromium_pack import resolve_chromium  # noqa: E402
 from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS  # noqa: E402
 
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- gl:start -->", "<!-- gl:end -->"
 _GL = ("--use-gl=angle", "--use-angle=swiftshader", "--use-angle=swiftshader-webgl")
 _BASE = tuple(flag for flag in LAMBDA_FLAGS if flag not in (*_GL, "--no-zygote"))
 MODES: dict[str, tuple[str, ...]] = {
@@ -187,16 +186,7 @@ def report(results: dict[str, Any], runs: int) -> str:
                 rows.append(f"| `{name}` ({label}) | " + " | ".join(cells) + " |")
     rows.append("| WebGL draws (`webgl.html`'s pixels) | "
                 + " | ".join("yes" if results["webgl"][mode] else "**no**" for mode in modes) + " |")
-    return "\n".join([START, *rows, END])
-
-
-def write_docs(section: str) -> None:
-    text = DOC.read_text()
-    if START in text and END in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    DOC.write_text(text)
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     section = report(measure(args.runs), args.runs)
     print(section)
     if args.write_docs:
-        write_docs(section)
+        write_block("gl", section)
     return 0
 
 

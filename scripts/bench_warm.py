@@ -36,11 +36,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 
 THEN_COMMIT = "f538ae6"
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- warm:start -->", "<!-- warm:end -->"
 PAGES = {"plain.html": False, "tall.html": True}  # page: full page?
 PAUSE_S = 0.3
 
@@ -154,13 +153,6 @@ def report(results: dict[str, dict[str, float]], names: list[str], runs: int, bu
     return "\n".join(lines)
 
 
-def write_docs(section: str) -> None:
-    text = DOC.read_text()
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    DOC.write_text(f"{head}{START}\n{section}\n{END}{tail}")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
@@ -184,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     section = report(results, [name for name, _, _ in specs], args.runs, args.burst)
     print(section)
     if args.write_docs:
-        write_docs(section)
+        write_block("warm", section)
     return 0
 
 

@@ -30,15 +30,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from localapi.cfn_template import load_template
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))  # run as `python scripts/layer_sizes.py`: the repository's packages
+
+from localapi.cfn_template import load_template  # noqa: E402
+from scripts.benchmark_docs import write_block  # noqa: E402
 
 LIMIT_BYTES = 262_144_000  # Lambda: function + layers, unzipped
 MAX_LAYERS = 5
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD = REPO_ROOT / ".aws-sam" / "build"
 COLD_START_LOG = REPO_ROOT / ".aws-sam" / "artifact-cold-starts.jsonl"  # written by tests/artifact
 SECTION = "## Lambda package sizes and cold start"
-START, END = "<!-- package-sizes:start -->", "<!-- package-sizes:end -->"
 MB = 1_000_000
 
 
@@ -201,7 +203,6 @@ def docs_section(sizes: list[FunctionSize], timings: list[UnpackTiming]) -> str:
     cpu = platform.processor() or platform.machine()
     machine = f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
     return "\n".join([
-        START,
         SECTION,
         "",
         "`python scripts/layer_sizes.py --unpack --write-docs docs/benchmarks.md` on `.aws-sam/build` (from "
@@ -226,7 +227,6 @@ def docs_section(sizes: list[FunctionSize], timings: list[UnpackTiming]) -> str:
         "and room for one interrupted unpack are what EphemeralStorage (1024 MB) in template.yaml is "
         "sized for.",
         *cold_start_section(),
-        END,
     ])
 
 
@@ -245,16 +245,6 @@ def cold_start_section() -> list[str]:
         "",
         table,
     ]
-
-
-def write_docs(path: Path, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    path.write_text(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -284,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             print()
             print(unpack_table(timings))
     if args.write_docs:
-        write_docs(args.write_docs, docs_section(sizes, timings))
+        write_block("package-sizes", docs_section(sizes, timings), args.write_docs)
     found = problems(sizes) + unbuilt(args.build_dir)
     for problem in found:
         print(f"NOT DEPLOYABLE: {problem}", file=sys.stderr)
