@@ -13,6 +13,11 @@ def markers(name: str) -> tuple[str, str]:
     return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
 
 
+def markdown_table(head: str, rule: str, rows: list[str]) -> str:
+    """A table from its header line, its alignment line and its rows, each already `| ... |`."""
+    return "\n".join([head, rule, *rows])
+
+
 def write_block(name: str, text: str, doc: Path = DOC) -> None:
     """Put `text` between the markers called `name`; where the document has no such block yet, it is
     added at the end, so a new benchmark's first run places it (and the report's prose can then move it)."""
