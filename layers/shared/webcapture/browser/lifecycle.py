@@ -50,6 +50,8 @@ T = TypeVar("T")
 
 # Inherited by the browser; everything else (credentials above all) stays out of its environment.
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
+# Guards the container's one BrowserHost (`host()`): made, abandoned and shut down from any thread.
+_host_lock = threading.Lock()
 
 
 class BrowserHost:
@@ -327,14 +329,13 @@ def _browser_env(install: ChromiumInstall, scratch: Path) -> dict[str, str | flo
 
 
 _host: BrowserHost | None = None
-_host_lock = threading.Lock()
 
 
 def host() -> BrowserHost:
+    """The container's browser host, made on first use and again after a shutdown or an abandoned one."""
     global _host
     with _host_lock:
-        if _host is None:
-            _host = BrowserHost()
+        _host = _host or BrowserHost()
         return _host
 
 
