@@ -76,7 +76,7 @@ bench-main-content: install
 bench-cold: install
 	PATH="$(SAM_PATH)" $(BIN)/python scripts/bench_cold.py
 
-# The warm capture against the code issue 12 measured (scripts/bench_warm.py), into docs/benchmarks.md.
+# The warm capture against a baseline build, f538ae6 (scripts/bench_warm.py), into docs/benchmarks.md.
 bench-warm: install
 	$(BIN)/python scripts/bench_warm.py --write-docs
 

@@ -257,7 +257,7 @@ def main() -> int:
                                  "raw_driver_launch": launched["raw_driver_launch"]}
         results["screenshots_s"] = screenshots
 
-        # An obviously internal target is refused at the API edge, before any browser work (issue 4).
+        # An obviously internal target is refused at the API edge, before any browser work.
         def refused() -> None:
             response = api.call("POST", "/v1/web/screenshot", json={"url": "http://169.254.169.254/"})
             assert response.status_code == 400, response.text[:200]
