@@ -317,7 +317,7 @@ def _browser_env(install: ChromiumInstall, scratch: Path) -> dict[str, str | flo
     # already calls getenv (fontconfig's start, slow at a cold start). Setting a variable that is not there
     # grows glibc's environ array, which may move and free the old one under such a reader: Chromium's rare
     # SIGSEGV at launch, a general protection fault in getenv on a ThreadPoolForeground thread
-    # (docs/benchmarks.md, "The launch crash"). Passed already, with the file Chromium names, its setenv
+    # (docs/benchmarks.md, "Launch crashes"). Passed already, with the file Chromium names, its setenv
     # replaces the entry in place and nothing is freed (checked under gdb).
     icd = install.executable.parent / "vk_swiftshader_icd.json"
     if icd.is_file():
