@@ -15,7 +15,7 @@ SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
 .PHONY: install chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
-.PHONY: load soak
+.PHONY: load soak openapi
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ unit: install
 # not to build again.
 test: install lint build sizes
 	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q
+
+# docs/openapi.json, the committed copy of GET /v1/openapi.json (a unit test fails when it is out of date).
+openapi: $(STAMP)
+	$(BIN)/python scripts/write_openapi.py
 
 bench: install
 	$(BIN)/python scripts/bench.py
