@@ -46,11 +46,6 @@ class SessionClaims:
     expires_at: int  # `exp`, seconds since the epoch
 
 
-def verify_session_token(token: str, settings: Settings | None = None) -> str:
-    """The token's user id (`sub`), or Unauthorized."""
-    return verify_session_claims(token, settings).user_id
-
-
 def verify_session_claims(token: str, settings: Settings | None = None) -> SessionClaims:
     """The token's user id and expiry, or Unauthorized."""
     settings = settings or get_settings()
