@@ -24,6 +24,7 @@ os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.support.local_api import start_local_api  # noqa: E402
 from tests.support.page_filters import SITE, fixture_names, in_fresh_context  # noqa: E402
@@ -42,9 +43,6 @@ from webcapture.browser.links import _EXTRACT_JS as EXTRACT_LINKS_JS  # noqa: E4
 
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))
 WARMUP = 2
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
-FILTERS_START, FILTERS_END = "<!-- bench-page-filters:start -->", "<!-- bench-page-filters:end -->"
 # What each ad request costs on the wire in the blockAds row: a slow ad server, as real ones often are.
 AD_DELAY_S = 0.3
 METHOD = (
@@ -170,7 +168,6 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}, {platform.system()}"
 
 
-SCROLL_START, SCROLL_END = "<!-- bench-scroll-page:start -->", "<!-- bench-scroll-page:end -->"
 
 
 def scroll_page_row(api: Any, fixtures: Any) -> dict[str, float]:
@@ -189,7 +186,6 @@ def scroll_page_row(api: Any, fixtures: Any) -> dict[str, float]:
 def write_scroll_page_report(machine_name: str, timings: dict[str, float]) -> None:
     extra = timings["scrollPage"] / timings["without"] - 1
     section = "\n".join([
-        SCROLL_START,
         "## Page control: scrollPage on a page with nothing lazy",
         "",
         f"`make bench` (or `python scripts/bench.py --only scroll-page`) on {machine_name}; medians of "
@@ -201,14 +197,8 @@ def write_scroll_page_report(machine_name: str, timings: dict[str, float]) -> No
         "|---|---|---|---|---|",
         f"| screenshot with `scrollPage: true` | {timings['scrollPage'] * 1000:.0f} ms | the same without "
         f"({timings['without'] * 1000:.0f} ms) | {extra * 100:+.1f}% | < 10% |",
-        SCROLL_END,
     ])
-    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    if SCROLL_START in text and SCROLL_END in text:
-        text = text[: text.index(SCROLL_START)] + section + text[text.index(SCROLL_END) + len(SCROLL_END):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    DOC.write_text(text)
+    write_block("bench-scroll-page", section)
 
 
 def scroll_page_only() -> int:
@@ -267,7 +257,7 @@ def main() -> int:
                                  "raw_driver_launch": launched["raw_driver_launch"]}
         results["screenshots_s"] = screenshots
 
-        # An obviously internal target is refused at the API edge, before any browser work (issue 4).
+        # An obviously internal target is refused at the API edge, before any browser work.
         def refused() -> None:
             response = api.call("POST", "/v1/web/screenshot", json={"url": "http://169.254.169.254/"})
             assert response.status_code == 400, response.text[:200]
@@ -366,7 +356,6 @@ def page_filters_bench() -> dict[str, Any]:
 def write_page_filters_report(f: dict[str, Any]) -> None:
     ads, banners = f["ads"], f["banners"]
     section = "\n".join([
-        FILTERS_START,
         "## blockAds and blockCookieBanners",
         "",
         f"`make bench` on {machine()}, load average {os.getloadavg()[0]:.1f} at the end (absolute times "
@@ -395,14 +384,8 @@ def write_page_filters_report(f: dict[str, Any]) -> None:
         "- blockCookieBanners costs a page without a banner the time autoconsent needs to look twice and see "
         "the page stay still (1 s of quiet after its second look); a page with a banner is done when the "
         "banner is refused (Cookiebot's refusal has waits of its own).",
-        FILTERS_END,
     ])
-    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    if FILTERS_START in text and FILTERS_END in text:
-        text = text[: text.index(FILTERS_START)] + section + text[text.index(FILTERS_END) + len(FILTERS_END):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    DOC.write_text(text)
+    write_block("bench-page-filters", section)
 
 
 def write_report(r: dict[str, Any]) -> None:
@@ -467,7 +450,6 @@ def write_report(r: dict[str, Any]) -> None:
         "reports all 100,000).",
     ]
     section = "\n".join([
-        START,
         "## Capture speed",
         "",
         f"`make bench` (or `python scripts/bench.py --only capture-speed`, this section alone) on "
@@ -477,15 +459,8 @@ def write_report(r: dict[str, Any]) -> None:
         "",
         *rows,
         *reading,
-        END,
     ])
-    DOC.parent.mkdir(exist_ok=True)
-    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    DOC.write_text(text)
+    write_block("bench", section)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ and WEBCAPTURE_EGRESS_ALLOW lets the browser reach the loopback page.
 
 Variants, run in turns (a, b, a, b...) so other load falls on all alike:
     warm start      this build: unpack and launch begin at import (the default)
-    on request      WEBCAPTURE_WARM_START=0: everything waits for the first request, as before issue 12
+    on request      WEBCAPTURE_WARM_START=0: everything waits for the first request
 
 --against <build dir> (repeatable) adds another build's warm start to the same turns, e.g. main's build
 copied aside: on a shared machine only such side-by-side figures compare.
@@ -75,7 +75,7 @@ from webcapture.models.requests import ScreenshotRequest
 shot = take_screenshot(ScreenshotRequest.model_validate({"url": url}))
 done = time.monotonic()
 assert shot.image[:8] == b"\\x89PNG\\r\\n\\x1a\\n", "not a png"
-# Builds from before the milestones (say, the one issue 12 measured) report the first screenshot alone.
+# Builds without the milestones (an older build given with --against) report the first screenshot alone.
 steps = {"handler imported": imported, **getattr(host(), "milestones", {}), "first screenshot": done}
 timings = {step: at - spawned for step, at in steps.items()}
 # This process's own CPU (imports, driver I/O) and its finished children's (the unpacking), a figure other

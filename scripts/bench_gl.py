@@ -1,16 +1,16 @@
 """`make bench-gl`: Chromium's GL mode against capture time, and whether WebGL still draws.
 
 Lambda has no GPU. How Chromium renders without one is a launch flag, and it costs every capture:
-    before issue 12     --no-zygote --use-gl=angle --use-angle=swiftshader: the flags the issue measured (the
-                        ratios' base)
+    baseline            --no-zygote --use-gl=angle --use-angle=swiftshader: everything on SwiftShader, every
+                        renderer a fresh exec (the ratios' base)
     angle/swiftshader   --use-gl=angle --use-angle=swiftshader: the whole compositor runs on SwiftShader,
                         a GPU emulated on the CPU
     swiftshader-webgl   --use-angle=swiftshader-webgl: SwiftShader for WebGL only; the page is composited
                         by Skia's software rasteriser
-    default, no zygote  no GL flag, --no-zygote: every renderer a fresh exec of the browser binary: today's
-                        flags
+    default, no zygote  no GL flag, --no-zygote: every renderer a fresh exec of the browser binary: the
+                        shipped flags (LAMBDA_FLAGS)
     default             no GL flag (WebGL falls back to SwiftShader: --enable-unsafe-swiftshader), renderers
-                        forked by the zygote (dropped again: launch crashes at cold starts)
+                        forked by the zygote (not shipped: launch crashes at cold starts)
 Every other flag is webcapture's (launch_flags.LAMBDA_FLAGS). Raw Playwright on the pinned Chromium, one
 browser per mode, a fresh context per capture as the service makes; modes run in turns (a, b, c, a, ...)
 so other load falls on all alike. Pages: plain.html (1280x800), tall.html (a 1280x3000 full page) and
@@ -18,8 +18,8 @@ webgl.html (a canvas drawn by WebGL: its pixels tell whether WebGL drew). Beside
 time the browser's processes spent per capture (its own, its live children's and its reaped renderers'),
 which other load on the machine does not inflate.
 
-Each page is captured two ways, each its own table: Playwright's `page.screenshot` (how the issue measured
-it) and the service's own capture (webcapture.browser.screenshot: the layout metrics, then CDP's
+Each page is captured two ways, each its own table: Playwright's `page.screenshot` (what a Playwright
+user calls) and the service's own capture (webcapture.browser.screenshot: the layout metrics, then CDP's
 Page.captureScreenshot of the page's region, what every /v1/web/screenshot does on its loaded page), which
 skips Playwright's screenshot preparation (fonts, caret, a round trip per frame) and so shows what the GL
 mode costs the service's capture.
@@ -44,19 +44,18 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
+from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
+from tests.support.png_pixels import decode_png  # noqa: E402
 from tests.support.service_capture import service_shot  # noqa: E402
-from tests.unit.test_browser_screenshot import decode_png  # noqa: E402
 from webcapture.browser.launch import processes  # noqa: E402
 from webcapture.browser.launch.chromium_pack import resolve_chromium  # noqa: E402
 from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS  # noqa: E402
 
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- gl:start -->", "<!-- gl:end -->"
 _GL = ("--use-gl=angle", "--use-angle=swiftshader", "--use-angle=swiftshader-webgl")
 _BASE = tuple(flag for flag in LAMBDA_FLAGS if flag not in (*_GL, "--no-zygote"))
 MODES: dict[str, tuple[str, ...]] = {
-    "before issue 12": (*_BASE, "--no-zygote", "--use-gl=angle", "--use-angle=swiftshader"),
+    "baseline": (*_BASE, "--no-zygote", "--use-gl=angle", "--use-angle=swiftshader"),
     "angle/swiftshader": (*_BASE, "--use-gl=angle", "--use-angle=swiftshader"),
     "swiftshader-webgl": (*_BASE, "--use-angle=swiftshader-webgl"),
     "default, no zygote": (*_BASE, "--no-zygote"),
@@ -170,8 +169,8 @@ def report(results: dict[str, Any], runs: int) -> str:
         "Chromium with webcapture's flags but the GL mode, a fresh context per capture, modes in turns; "
         "each page captured by Playwright's `page.screenshot` and by the service's own capture (CDP's "
         f"Page.captureScreenshot of the page's region, as every /v1/web/screenshot); medians of {runs}. "
-        "Ratios are to the flags before issue 12 (`--no-zygote --use-gl=angle "
-        "--use-angle=swiftshader`); `default, no zygote` is today's `LAMBDA_FLAGS`.",
+        "Ratios are to `baseline` (`--no-zygote --use-gl=angle --use-angle=swiftshader`); "
+        "`default, no zygote` is the shipped `LAMBDA_FLAGS`.",
         "",
         "| page | " + " | ".join(f"`{mode}`" for mode in modes) + " |",
         "|---|" + "---:|" * len(modes),
@@ -187,16 +186,7 @@ def report(results: dict[str, Any], runs: int) -> str:
                 rows.append(f"| `{name}` ({label}) | " + " | ".join(cells) + " |")
     rows.append("| WebGL draws (`webgl.html`'s pixels) | "
                 + " | ".join("yes" if results["webgl"][mode] else "**no**" for mode in modes) + " |")
-    return "\n".join([START, *rows, END])
-
-
-def write_docs(section: str) -> None:
-    text = DOC.read_text()
-    if START in text and END in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    DOC.write_text(text)
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     section = report(measure(args.runs), args.runs)
     print(section)
     if args.write_docs:
-        write_docs(section)
+        write_block("gl", section)
     return 0
 
 

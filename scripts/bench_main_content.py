@@ -32,11 +32,10 @@ import trafilatura
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from scripts.benchmark_docs import DOC, write_block  # noqa: E402
 from webcapture.content.main_content import full_page_markdown, main_content_markdown  # noqa: E402
 
 BENCHMARK = REPO / "benchmarks" / "main-content"
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- main-content:start -->", "<!-- main-content:end -->"
 Extractor = Callable[[str, str], str]
 
 
@@ -181,10 +180,7 @@ def main() -> None:
         text = table(measure(candidates))
     print(text)
     if args.write_docs:
-        doc = DOC.read_text(encoding="utf-8")
-        head, rest = doc.split(START, 1)
-        tail = rest.split(END, 1)[1]
-        DOC.write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
+        write_block("main-content", text)
 
 
 @contextmanager

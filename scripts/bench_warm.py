@@ -1,23 +1,25 @@
-"""`make bench-warm`: the service's warm screenshot now against the service when issue 12 was written.
+"""`make bench-warm`: the service's warm screenshot against a baseline build of the service.
 
-Issue 12's warm target is a warm capture of plain.html at least 25% faster than "today", the code the issue
-measured (commit f538ae6, main when it was written), in the same run. This runs both: each tree's own
+The warm target is a warm capture of plain.html at least 25% faster than the baseline, commit f538ae6 (the
+older GL flags, `--use-gl=angle --use-angle=swiftshader`, and no spare context), in the same run. This runs
+both: each tree's own
 browser core (webcapture.browser.take_screenshot, what /v1/web/screenshot calls once the request is
 authorised and metered) with its own launch flags, in its own Python process, on the same Chromium pack and
 the same loopback pages, in turns (a, b, c, b, c, a, ...), so other load on the machine falls on all alike.
 
 Variants:
-    issue 12's start   f538ae6 (a git worktree of it, made in .cache/bench-warm-then unless --then names one)
-    now, no spare      this tree with WEBCAPTURE_SPARE_CONTEXT=0: every request makes its own context
-    now                this tree as it ships: a spare context and page made between requests
+    baseline           f538ae6 (a git worktree of it, made in .cache/bench-warm-baseline unless --baseline
+                       names one)
+    no spare           this tree with WEBCAPTURE_SPARE_CONTEXT=0: every request makes its own context
+    this tree          as it ships: a spare context and page made between requests
                        (webcapture.browser.page.spare_context)
 
 Two rounds: "spaced", each request followed by an untimed 0.3 s pause (requests that do not arrive back to
 back, the spare has time to be made), and "back to back", --burst requests in a row with no pause, timed
 one by one (the spare is made while the next request already waits: the worst case for it). Medians; the
-ratios are to issue 12's start.
+ratios are to the baseline.
 
-    python scripts/bench_warm.py [--runs 15] [--burst 10] [--then DIR] [--write-docs]
+    python scripts/bench_warm.py [--runs 15] [--burst 10] [--baseline DIR] [--write-docs]
 """
 
 from __future__ import annotations
@@ -36,11 +38,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 
-THEN_COMMIT = "f538ae6"
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- warm:start -->", "<!-- warm:end -->"
+BASELINE_COMMIT = "f538ae6"
 PAGES = {"plain.html": False, "tall.html": True}  # page: full page?
 PAUSE_S = 0.3
 
@@ -98,12 +99,13 @@ class Variant:
         self.process.wait(timeout=60)
 
 
-def then_tree(given: Path | None) -> Path:
+def baseline_tree(given: Path | None) -> Path:
     if given is not None:
         return given
-    tree = REPO / ".cache" / "bench-warm-then"
+    tree = REPO / ".cache" / "bench-warm-baseline"
     if not (tree / "layers" / "shared" / "webcapture").is_dir():
-        subprocess.run(["git", "worktree", "add", "--detach", str(tree), THEN_COMMIT], cwd=REPO, check=True)
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), BASELINE_COMMIT], cwd=REPO,
+                       check=True)
     return tree
 
 
@@ -141,7 +143,7 @@ def report(results: dict[str, dict[str, float]], names: list[str], runs: int, bu
         f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the end. The service's "
         f"browser core (take_screenshot) of each tree in its own process, in turns; medians of {runs} spaced "
         f"requests (an untimed {PAUSE_S} s pause after each) and of bursts of {burst} back to back. Ratios "
-        f"are to issue 12's start ({THEN_COMMIT}).",
+        f"are to the baseline ({BASELINE_COMMIT}).",
         "",
         "| page, arrival | " + " | ".join(names) + " |",
         "|---|" + "---:|" * len(names),
@@ -154,25 +156,18 @@ def report(results: dict[str, dict[str, float]], names: list[str], runs: int, bu
     return "\n".join(lines)
 
 
-def write_docs(section: str) -> None:
-    text = DOC.read_text()
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    DOC.write_text(f"{head}{START}\n{section}\n{END}{tail}")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--burst", type=int, default=10)
-    parser.add_argument("--then", type=Path, help="a checkout of issue 12's start (default: a worktree here)")
+    parser.add_argument("--baseline", type=Path, help="a checkout of the baseline (default: a worktree here)")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
     scratch = REPO / ".cache" / "bench-warm"
     specs: list[tuple[str, Path, dict[str, Any]]] = [
-        ("issue 12's start", then_tree(args.then), {}),
-        ("now, no spare", REPO, {"WEBCAPTURE_SPARE_CONTEXT": "0"}),
-        ("now", REPO, {}),
+        ("baseline", baseline_tree(args.baseline), {}),
+        ("no spare", REPO, {"WEBCAPTURE_SPARE_CONTEXT": "0"}),
+        ("this tree", REPO, {}),
     ]
     # One cache folder: each tree unpacks the pack once (under its own key); each process has its own scratch.
     variants = [Variant(name, tree, env, scratch) for name, tree, env in specs]
@@ -184,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     section = report(results, [name for name, _, _ in specs], args.runs, args.burst)
     print(section)
     if args.write_docs:
-        write_docs(section)
+        write_block("warm", section)
     return 0
 
 

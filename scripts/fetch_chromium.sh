@@ -19,50 +19,29 @@ SPARTICUZ_INTEGRITY="sha512-jiGWqSvPMdu4+P9TilYqAR7yEGPEHINx+lCvE/NqNO/EHYzF/x1h
 NOTO_CJK_DEB="${WEBCAPTURE_NOTO_CJK_DEB:-fonts-noto-cjk=1:20220127+repack1-1}"
 NOTO_EMOJI_DEB="${WEBCAPTURE_NOTO_EMOJI_DEB:-fonts-noto-color-emoji=2.042-0+deb12u1}"
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/fetch_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fetch_common.sh"  # sets $repo
 dest="${1:-${WEBCAPTURE_CHROMIUM_PACK:-$repo/.cache/chromium-pack}}"
 want="sparticuz-chromium=$SPARTICUZ_VERSION $NOTO_CJK_DEB $NOTO_EMOJI_DEB"
 
-if [[ -f "$dest/PACK" && "$(cat "$dest/PACK")" == "$want" ]]; then
-    echo "chromium pack up to date: $dest"
-    exit 0
-fi
-
-mkdir -p "$(dirname "$dest")"
-work="$(mktemp -d "${TMPDIR:-/tmp}/webcapture-pack.XXXXXX")"
-staging="$dest.partial.$$"
-trap 'rm -rf "$work" "$staging"' EXIT
+up_to_date "$dest/PACK" "$want" "chromium pack"
+stage "$dest" webcapture-pack
 mkdir -p "$staging/fonts-extra" "$work/deb"
 
 echo "fetching @sparticuz/chromium@$SPARTICUZ_VERSION"
-tarball="$(cd "$work" && npm pack --silent "@sparticuz/chromium@$SPARTICUZ_VERSION" 2>/dev/null | tail -n1)"
-got="$(python3 -c 'import base64, hashlib, sys
-print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' "$work/$tarball")"
-if [[ "$got" != "$SPARTICUZ_INTEGRITY" ]]; then
-    echo "integrity mismatch for $tarball: $got" >&2
-    exit 1
-fi
-tar -xzf "$work/$tarball" -C "$work" package/bin
+tarball="$(npm_pack_checked "$work" "@sparticuz/chromium@$SPARTICUZ_VERSION" "$SPARTICUZ_INTEGRITY")"
+tar -xzf "$tarball" -C "$work" package/bin
 cp "$work"/package/bin/{chromium.br,al2023.tar.br,fonts.tar.br,swiftshader.tar.br} "$staging/"
 
 echo "fetching $NOTO_CJK_DEB $NOTO_EMOJI_DEB"
-# apt-get download writes into the current folder (as root it warns that the _apt sandbox cannot write
-# there, which is harmless).
-if ! (cd "$work/deb" && apt-get download -qq "$NOTO_CJK_DEB" "$NOTO_EMOJI_DEB" 2>"$work/apt.log"); then
-    grep -v "unsandboxed" "$work/apt.log" >&2 || true
-    echo "apt-get download failed; on a fresh machine run 'apt-get update' first" >&2
-    exit 1
-fi
+apt_download "$work/deb" "$work/apt.log" "$NOTO_CJK_DEB" "$NOTO_EMOJI_DEB"
 for deb in "$work"/deb/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
 # One regular CJK face only: the Bold and Serif collections would add 73 MB to a size-bounded layer, and
 # Chromium synthesises bold from the regular face.
 cp "$work/root/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc" "$staging/fonts-extra/"
 cp "$work/root/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf" "$staging/fonts-extra/"
 
-printf '%s\n' "$want" >"$staging/PACK"
-rm -rf "$dest"
-mv "$staging" "$dest"
-trap 'rm -rf "$work"' EXIT
+publish "$dest" PACK "$want"
 
 echo "chromium pack ready: $dest"
 du -b "$dest"/*.br "$dest"/fonts-extra/* | awk '{printf "  %6.1f MB  %s\n", $1 / 1e6, $2}'

@@ -35,30 +35,20 @@ LISTS=(
     ublock/quick-fixes.min.txt
 )
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/fetch_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fetch_common.sh"  # sets $repo
 dest="${1:-${WEBCAPTURE_PAGE_FILTERS:-$repo/.cache/page-filters}}"
 python="${PYTHON:-$repo/.venv/bin/python}"
 adblock_version="$("$python" -c 'import adblock; print(adblock.__version__)')"
 # The serialized engine only loads in the adblock release that wrote it: its version is part of the stamp.
 want="$UBLOCK_DEB @duckduckgo/autoconsent=$AUTOCONSENT_VERSION adblock=$adblock_version"
 
-if [[ -f "$dest/FILTERS" && "$(cat "$dest/FILTERS")" == "$want" ]]; then
-    echo "page filters up to date: $dest"
-    exit 0
-fi
-
-mkdir -p "$(dirname "$dest")"
-work="$(mktemp -d "${TMPDIR:-/tmp}/webcapture-filters.XXXXXX")"
-staging="$dest.partial.$$"
-trap 'rm -rf "$work" "$staging"' EXIT
+up_to_date "$dest/FILTERS" "$want" "page filters"
+stage "$dest" webcapture-filters
 mkdir -p "$staging/LICENSES" "$work/deb"
 
 echo "fetching $UBLOCK_DEB"
-if ! (cd "$work/deb" && apt-get download -qq "$UBLOCK_DEB" 2>"$work/apt.log"); then
-    grep -v "unsandboxed" "$work/apt.log" >&2 || true
-    echo "apt-get download failed; on a fresh machine run 'apt-get update' first" >&2
-    exit 1
-fi
+apt_download "$work/deb" "$work/apt.log" "$UBLOCK_DEB"
 deb="$(echo "$work"/deb/*.deb)"
 got="$(sha256sum "$deb" | cut -d' ' -f1)"
 if [[ "$got" != "$UBLOCK_DEB_SHA256" ]]; then
@@ -73,23 +63,14 @@ echo "compiling the filter engine (adblock $adblock_version)"
 "$python" "$repo/scripts/build_filter_engine.py" "$staging/adblock-engine.br" "${LISTS[@]/#/$assets/}"
 
 echo "fetching @duckduckgo/autoconsent@$AUTOCONSENT_VERSION"
-tarball="$(cd "$work" && npm pack --silent "@duckduckgo/autoconsent@$AUTOCONSENT_VERSION" 2>/dev/null | tail -n1)"
-got="$(python3 -c 'import base64, hashlib, sys
-print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' "$work/$tarball")"
-if [[ "$got" != "$AUTOCONSENT_INTEGRITY" ]]; then
-    echo "integrity mismatch for $tarball: $got" >&2
-    exit 1
-fi
-tar -xzf "$work/$tarball" -C "$work" package/dist/autoconsent.playwright.js package/rules/compact-rules.json \
+tarball="$(npm_pack_checked "$work" "@duckduckgo/autoconsent@$AUTOCONSENT_VERSION" "$AUTOCONSENT_INTEGRITY")"
+tar -xzf "$tarball" -C "$work" package/dist/autoconsent.playwright.js package/rules/compact-rules.json \
     package/LICENSE
 cp "$work/package/dist/autoconsent.playwright.js" "$staging/"
 cp "$work/package/rules/compact-rules.json" "$staging/autoconsent-rules.json"
 cp "$work/package/LICENSE" "$staging/LICENSES/autoconsent"
 
-printf '%s\n' "$want" >"$staging/FILTERS"
-rm -rf "$dest"
-mv "$staging" "$dest"
-trap 'rm -rf "$work"' EXIT
+publish "$dest" FILTERS "$want"
 
 echo "page filters ready: $dest"
 du -b "$dest"/* | awk '{printf "  %6.2f MB  %s\n", $1 / 1e6, $2}'

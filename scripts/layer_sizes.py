@@ -30,15 +30,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from localapi.cfn_template import load_template
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))  # run as `python scripts/layer_sizes.py`: the repository's packages
+
+from localapi.cfn_template import load_template  # noqa: E402
+from scripts.benchmark_docs import markdown_table, write_block  # noqa: E402
 
 LIMIT_BYTES = 262_144_000  # Lambda: function + layers, unzipped
 MAX_LAYERS = 5
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD = REPO_ROOT / ".aws-sam" / "build"
 COLD_START_LOG = REPO_ROOT / ".aws-sam" / "artifact-cold-starts.jsonl"  # written by tests/artifact
 SECTION = "## Lambda package sizes and cold start"
-START, END = "<!-- package-sizes:start -->", "<!-- package-sizes:end -->"
 MB = 1_000_000
 
 
@@ -117,18 +119,15 @@ def problems(sizes: list[FunctionSize]) -> list[str]:
 
 
 def sizes_table(sizes: list[FunctionSize]) -> str:
-    rows = [
-        "| function | code | layers | total unzipped | headroom to 250 MB |",
-        "|---|---:|---|---:|---:|",
-    ]
-    for size in sizes:
-        layers = " + ".join(f"{name} {value / MB:.1f} MB" for name, value in size.layers.items())
-        rows.append(
-            f"| {size.function} | {size.code_bytes / 1000:.1f} kB | {layers} "
+    return markdown_table("| function | code | layers | total unzipped | headroom to 250 MB |",
+                          "|---|---:|---|---:|---:|", [size_row(size) for size in sizes])
+
+
+def size_row(size: FunctionSize) -> str:
+    layers = " + ".join(f"{name} {value / MB:.1f} MB" for name, value in size.layers.items())
+    return (f"| {size.function} | {size.code_bytes / 1000:.1f} kB | {layers} "
             f"| {size.total_bytes / MB:.1f} MB "
-            f"| {size.headroom_bytes / MB:.1f} MB ({100 * size.headroom_bytes / LIMIT_BYTES:.0f}%) |"
-        )
-    return "\n".join(rows)
+            f"| {size.headroom_bytes / MB:.1f} MB ({100 * size.headroom_bytes / LIMIT_BYTES:.0f}%) |")
 
 
 # ai-extract's Node, the alternative to NodeLayer's: timed, but not in a browser function's total.
@@ -163,19 +162,15 @@ def time_unpacks(build_dir: Path, runs: int = 3) -> list[UnpackTiming]:
 
 
 def unpack_table(timings: list[UnpackTiming]) -> str:
-    rows = [
-        "| unpacked at cold start | packed | unpacked to /tmp | time (median of 3) |",
-        "|---|---:|---:|---:|",
-    ]
-    for t in timings:
-        rows.append(f"| {t.what} | {t.packed_bytes / MB:.1f} MB | {t.unpacked_bytes / MB:.1f} MB "
-                    f"| {t.median_s:.2f} s |")
+    rows = [f"| {t.what} | {t.packed_bytes / MB:.1f} MB | {t.unpacked_bytes / MB:.1f} MB "
+            f"| {t.median_s:.2f} s |" for t in timings]
     # A function unpacks Chromium and one Node: the total is the five browser functions' (NodeLayer's).
     counted = [t for t in timings if t.what != _COMPACT_NODE]
     total_s = sum(t.median_s for t in counted)
     total_b = sum(t.unpacked_bytes for t in counted)
     rows.append(f"| **total** (Chromium and node.lz4) | | **{total_b / MB:.1f} MB** | **{total_s:.2f} s** |")
-    return "\n".join(rows)
+    return markdown_table("| unpacked at cold start | packed | unpacked to /tmp | time (median of 3) |",
+                          "|---|---:|---:|---:|", rows)
 
 
 def cold_starts_table(log: Path) -> str | None:
@@ -187,21 +182,17 @@ def cold_starts_table(log: Path) -> str | None:
         run = json.loads(line)
         if run.get("invoke_s") is not None:
             runs.setdefault(run["function"], run)
-    rows = [
+    rows = [f"| {name} | {run['init_s']:.2f} s | {run['invoke_s']:.2f} s | {run['tmp_bytes'] / MB:.1f} MB |"
+            for name, run in sorted(runs.items())]
+    return markdown_table(
         "| function (fresh python3.12, empty /tmp) | import (init) | first invocation | /tmp afterwards |",
-        "|---|---:|---:|---:|",
-    ]
-    for name, run in sorted(runs.items()):
-        rows.append(f"| {name} | {run['init_s']:.2f} s | {run['invoke_s']:.2f} s "
-                    f"| {run['tmp_bytes'] / MB:.1f} MB |")
-    return "\n".join(rows)
+        "|---|---:|---:|---:|", rows)
 
 
 def docs_section(sizes: list[FunctionSize], timings: list[UnpackTiming]) -> str:
     cpu = platform.processor() or platform.machine()
     machine = f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
     return "\n".join([
-        START,
         SECTION,
         "",
         "`python scripts/layer_sizes.py --unpack --write-docs docs/benchmarks.md` on `.aws-sam/build` (from "
@@ -226,7 +217,6 @@ def docs_section(sizes: list[FunctionSize], timings: list[UnpackTiming]) -> str:
         "and room for one interrupted unpack are what EphemeralStorage (1024 MB) in template.yaml is "
         "sized for.",
         *cold_start_section(),
-        END,
     ])
 
 
@@ -245,16 +235,6 @@ def cold_start_section() -> list[str]:
         "",
         table,
     ]
-
-
-def write_docs(path: Path, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    path.write_text(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -284,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             print()
             print(unpack_table(timings))
     if args.write_docs:
-        write_docs(args.write_docs, docs_section(sizes, timings))
+        write_block("package-sizes", docs_section(sizes, timings), args.write_docs)
     found = problems(sizes) + unbuilt(args.build_dir)
     for problem in found:
         print(f"NOT DEPLOYABLE: {problem}", file=sys.stderr)

@@ -34,12 +34,11 @@ for _name, _value in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", 
                       ("AWS_DEFAULT_REGION", "us-east-1")):
     os.environ.setdefault(_name, _value)
 
+from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.fake_openai import FakeOpenAI, completion  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
 from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
 
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- load:start -->", "<!-- load:end -->"
 CREDITS_PER_KEY = 10_000
 
 
@@ -199,18 +198,6 @@ def report(results: list[Result], elapsed: float, args: argparse.Namespace, spen
     return "\n".join(lines), exact
 
 
-def write_docs(text: str, path: Path) -> None:
-    doc = path.read_text()
-    block = f"{START}\n{text}\n{END}"
-    if START in doc:
-        head, _, rest = doc.partition(START)
-        _, _, tail = rest.partition(END)
-        doc = head + block + tail
-    else:
-        doc = doc.rstrip() + "\n\n## Load (`make load`)\n\n" + block + "\n"
-    path.write_text(doc)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -250,7 +237,7 @@ def main() -> int:
     text, exact = report(results, elapsed, args, spent, containers)
     print(text)
     if args.write_docs:
-        write_docs(text, args.write_docs)
+        write_block("load", text, args.write_docs)
     return 0 if exact else 1
 
 

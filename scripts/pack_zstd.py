@@ -6,7 +6,7 @@ browser can launch, on a CPU it shares with the handler's imports. zstd at the l
 twice as fast as brotli (as @sparticuz/chromium publishes its files) for about the same size; lz4 (HC,
 level 12) inflates Chromium's 209 MB in about a third of zstd's CPU time but packs it 31 MB larger, which the
 browser functions can afford since the SharedLayer stopped carrying PyJWT, cryptography and brotli
-(measured on the real files: docs/benchmarks.md, "Cold start (issue 12)"). Both frames carry the content
+(measured on the real files: docs/benchmarks.md, "Unpacking"). Both frames carry the content
 size, lz4's also a checksum of the content: webcapture.browser.launch.inflate_process tells a truncated file.
 
 The levels are high and slow to compress (minutes on two cores for zstd), so results are cached under

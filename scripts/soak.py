@@ -46,10 +46,10 @@ import boto3  # noqa: E402
 from localapi.aws_emulator import create_template_resources  # noqa: E402
 from localapi.cfn_template import Resolver, load_template  # noqa: E402
 from localapi.container_worker import LambdaContext, load_handler  # noqa: E402
+from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.fixture_server import get_server, stop_server  # noqa: E402
+from tests.support.lambda_events import screenshot_event  # noqa: E402
 
-DOC = REPO / "docs" / "benchmarks.md"
-START, END = "<!-- soak:start -->", "<!-- soak:end -->"
 TABLES = {"ApiKeysTable": "soak-api-keys", "FilesTable": "soak-files", "FilesBucket": "soak-files"}
 
 
@@ -163,18 +163,6 @@ def sample(done: int, started: float, scratch_root: Path, executable: str, moto_
     )
 
 
-def event_for(key: str, authorizer: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "image/png"}
-    return {
-        "resource": "/v1/web/screenshot", "path": "/v1/web/screenshot", "httpMethod": "POST",
-        "headers": headers, "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None, "multiValueQueryStringParameters": None, "pathParameters": None,
-        "stageVariables": None, "isBase64Encoded": False, "body": json.dumps(body),
-        "requestContext": {"resourcePath": "/v1/web/screenshot", "httpMethod": "POST", "stage": "v1",
-                           "requestId": str(uuid.uuid4()), "authorizer": authorizer},
-    }
-
-
 def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
     moto, endpoint = start_moto()
     os.environ.update(AWS_ENDPOINT_URL_DYNAMODB=endpoint, AWS_ENDPOINT_URL_S3=endpoint,
@@ -211,7 +199,7 @@ def run(count: int, checkpoint: int) -> tuple[list[Sample], dict[str, Any]]:
         for done in range(1, count + 1):
             context = LambdaContext("ScreenshotFunction", 2048, time.monotonic() + 30, str(uuid.uuid4()),
                                     "arn:aws:lambda:us-east-1:123456789012:function:ScreenshotFunction")
-            answer = handler(event_for(key, authorizer, body), context)
+            answer = handler(screenshot_event(key, authorizer, body), context)
             if answer.get("statusCode") != 200:
                 code = str(answer.get("statusCode"))
                 failures[code] = failures.get(code, 0) + 1
@@ -317,18 +305,6 @@ def mb(kb: int) -> str:
     return f"{kb / 1024:.1f}"
 
 
-def write_docs(text: str, path: Path) -> None:
-    doc = path.read_text()
-    block = f"{START}\n{text}\n{END}"
-    if START in doc:
-        head, _, rest = doc.partition(START)
-        _, _, tail = rest.partition(END)
-        doc = head + block + tail
-    else:
-        doc = doc.rstrip() + "\n\n## Soak (`make soak`)\n\n" + block + "\n"
-    path.write_text(doc)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -340,7 +316,7 @@ def main() -> int:
     text = report(samples, summary, args.count)
     print(text)
     if args.write_docs:
-        write_docs(text, args.write_docs)
+        write_block("soak", text, args.write_docs)
     leaked = summary["leaked_processes"] > 0
     return 1 if leaked or summary["failures"] else 0
 

@@ -6,12 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.api_answers import JWT_SECRET
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.local_api import LocalApi, start_local_api
 from webcapture import aws
 from webcapture.settings import get_settings
-
-JWT_SECRET = "e2e-session-secret-long-enough-for-hs256"
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
 from tests.support.ai_pages import PRODUCT_PRICE, PRODUCT_TITLE
+from tests.support.api_answers import assert_envelope_error, assert_success
 from tests.support.fake_openai import DEFAULT_MODEL, FakeOpenAI, completion, error, json_completion
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from tests.e2e.test_e2e_capture import png_size
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.api_answers import assert_envelope_error, assert_success
 from tests.support.fake_openai import FakeOpenAI, completion
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
+from tests.support.png_pixels import png_size
 
 BAD_BODIES = {
     "not-utf8": b"\xff{}",

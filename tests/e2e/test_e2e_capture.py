@@ -3,37 +3,19 @@
 from __future__ import annotations
 
 import base64
-import struct
 
 import requests
 
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
-from tests.support.fixture_server import FixtureHttpServer, get_server
+from tests.support.api_answers import assert_envelope_error, assert_success, remaining
+from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
+from tests.support.png_pixels import png_size
 from webcapture.auth import api_keys
-
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def fixtures() -> FixtureHttpServer:
-    return get_server()
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == PNG_MAGIC
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
-
-
-def remaining(key: str) -> object:
-    record = api_keys.find_by_key(key)
-    assert record is not None
-    return record.public()["remaining"]
 
 
 def test_binary_png_by_default(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/screenshot",
-                              json={"url": fixtures().url("/tall.html"), "screenshotOptions": {"fullPage": False}})
+                              json={"url": get_server().url("/tall.html"), "screenshotOptions": {"fullPage": False}})
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "image/png"
     assert response.headers["X-Request-Id"]
@@ -43,7 +25,7 @@ def test_binary_png_by_default(local_api: LocalApi) -> None:
 def test_binary_jpeg_and_webp_content_types(local_api: LocalApi) -> None:
     for kind, magic in (("jpeg", b"\xff\xd8\xff"), ("webp", b"RIFF")):
         response = local_api.call("POST", "/v1/web/screenshot", json={
-            "url": fixtures().url("/plain.html"), "screenshotOptions": {"type": kind, "quality": 60}})
+            "url": get_server().url("/plain.html"), "screenshotOptions": {"type": kind, "quality": 60}})
         assert response.status_code == 200
         assert response.headers["Content-Type"] == f"image/{kind}"
         assert response.content.startswith(magic)
@@ -52,14 +34,14 @@ def test_binary_jpeg_and_webp_content_types(local_api: LocalApi) -> None:
 def test_base64_form_stores_and_delete_removes_both(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("shooter", "k", remaining=10)
     response = stack_aws.call("POST", "/v1/web/screenshot", key=key, json={
-        "url": fixtures().url("/plain.html"), "base64": True,
+        "url": get_server().url("/plain.html"), "base64": True,
         "viewport": {"width": 400, "height": 300, "deviceScaleFactor": 2}, "screenshotOptions": {"fullPage": False}})
     data = assert_success(response, 1)["data"]
     image = base64.b64decode(data["image"])
     assert png_size(image) == (800, 600)
     meta = data["metadata"]
     assert (meta["width"], meta["height"], meta["format"], meta["size"]) == (800, 600, "png", len(image))
-    assert meta["url"] == fixtures().url("/plain.html") and meta["statusCode"] == 200
+    assert meta["url"] == get_server().url("/plain.html") and meta["statusCode"] == 200
     assert remaining(key) == 9
     # The permanent URL serves the same bytes (moto stands in for CloudFront locally).
     stored = requests.get(data["permanentUrl"], timeout=10)
@@ -72,7 +54,7 @@ def test_base64_form_stores_and_delete_removes_both(stack_aws: LocalApi) -> None
 
 def test_accept_json_stores_without_inline_image(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/screenshot", headers={"Accept": "application/json"},
-                              json={"url": fixtures().url("/plain.html"), "screenshotOptions": {"type": "webp"}})
+                              json={"url": get_server().url("/plain.html"), "screenshotOptions": {"type": "webp"}})
     data = assert_success(response, 1)["data"]
     assert "image" not in data
     assert data["metadata"]["format"] == "webp"
@@ -81,7 +63,7 @@ def test_accept_json_stores_without_inline_image(local_api: LocalApi) -> None:
 
 
 def test_too_big_for_lambda_is_303_to_the_stored_file(local_api: LocalApi) -> None:
-    body = {"url": fixtures().url("/noise.html"), "viewport": {"width": 3000, "height": 2000}}
+    body = {"url": get_server().url("/noise.html"), "viewport": {"width": 3000, "height": 2000}}
     response = local_api.call("POST", "/v1/web/screenshot", json=body, allow_redirects=False)
     assert response.status_code == 303, response.text[:300]
     location = response.headers["Location"]
@@ -95,20 +77,20 @@ def test_too_big_for_lambda_is_303_to_the_stored_file(local_api: LocalApi) -> No
 
 def test_a_404_page_is_still_captured(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/screenshot", headers={"Accept": "application/json"},
-                              json={"url": fixtures().url("/missing")})
+                              json={"url": get_server().url("/missing")})
     assert assert_success(response, 1)["data"]["metadata"]["statusCode"] == 404
 
 
 def test_never_loading_page_is_504_and_refunded(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("patient", "k", remaining=3)
-    response = stack_aws.call("POST", "/v1/web/screenshot", key=key, json={"url": fixtures().url("/hang")})
+    response = stack_aws.call("POST", "/v1/web/screenshot", key=key, json={"url": get_server().url("/hang")})
     assert_envelope_error(response, 504, "NAVIGATION_TIMEOUT")
     assert remaining(key) == 3
 
 
 def test_unreachable_page_is_502_and_refunded(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("unlucky", "k", remaining=3)
-    closed_port = fixtures().url("/").replace(str(fixtures().port), "9")  # discard port: nothing listens
+    closed_port = get_server().url("/").replace(str(get_server().port), "9")  # discard port: nothing listens
     response = stack_aws.call("POST", "/v1/web/links", key=key, json={"url": closed_port})
     assert_envelope_error(response, 502, "NAVIGATION_FAILED")
     assert remaining(key) == 3
@@ -117,18 +99,18 @@ def test_unreachable_page_is_502_and_refunded(stack_aws: LocalApi) -> None:
 def test_out_of_credits_is_429_before_any_browser_work(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("broke", "k", remaining=0)
     for path in ("/v1/web/screenshot", "/v1/web/links"):
-        response = stack_aws.call("POST", path, key=key, json={"url": fixtures().url("/plain.html")})
+        response = stack_aws.call("POST", path, key=key, json={"url": get_server().url("/plain.html")})
         assert_envelope_error(response, 429, "USAGE_EXCEEDED")
 
 
 def test_links_with_and_without_externals(local_api: LocalApi) -> None:
-    url = fixtures().url("/many-links?n=100")
+    url = get_server().url("/many-links?n=100")
     data = assert_success(local_api.call("POST", "/v1/web/links", json={"url": url}), 1)["data"]
     assert data["metadata"]["totalLinks"] == len(data["links"]) == 100
     assert (data["metadata"]["internalLinks"], data["metadata"]["externalLinks"]) == (90, 10)
-    assert data["links"][0] == {"url": fixtures().url("/p/0"), "text": "Link 0"}
+    assert data["links"][0] == {"url": get_server().url("/p/0"), "text": "Link 0"}
     assert data["links"][9] == {"url": "https://ext9.example/", "text": "External 9"}
     internal = assert_success(local_api.call("POST", "/v1/web/links", json={"url": url, "includeExternal": False}),
                               1)["data"]
     assert internal["metadata"]["totalLinks"] == 90 and internal["metadata"]["externalLinks"] == 0
-    assert all(link["url"].startswith(fixtures().url("/p/")) for link in internal["links"])
+    assert all(link["url"].startswith(get_server().url("/p/")) for link in internal["links"])

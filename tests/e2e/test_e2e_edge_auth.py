@@ -8,12 +8,11 @@ import time
 import boto3
 import requests
 
-from tests.e2e.test_e2e_capture import png_size
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success, session_token
+from tests.support.api_answers import assert_envelope_error, assert_success, session_token
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
-from webcapture.auth import api_keys
-from webcapture.auth.session_tokens import EXPIRY_LEEWAY_S
+from tests.support.png_pixels import png_size
+from webcapture.auth import EXPIRY_LEEWAY_S, api_keys
 from webcapture.settings import get_settings
 
 

@@ -4,7 +4,7 @@ The API runs in its own process with only the public site (127.0.0.2/32) allowed
 (127.0.0.1 and [::1], same port) stand for every internal service and must never see a connection. The
 resolver hook cannot reach into that process, so this uses IP literals, redirects and in-page requests;
 names, rebinding and 169.254.169.254 through the browser are covered in-process with the connector spy
-(tests/unit/test_egress_browser_*.py), since here the proxy's connector is the real one.
+(tests/browser/test_egress_browser_*.py), since here the proxy's connector is the real one.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.api_answers import assert_envelope_error, assert_success
 from tests.support.egress_names import CANARY, PUBLIC
 from tests.support.egress_servers import CanaryServer
 from tests.support.egress_site import Site, V6Canary

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
 
 import boto3
 import jwt
 import pytest
 import requests
 
-from tests.e2e.conftest import JWT_SECRET
+from tests.support.api_answers import assert_envelope_error, assert_success, session_token
 from tests.support.local_api import LocalApi
 from webcapture import stored_files
 from webcapture.auth import api_keys
@@ -20,34 +19,7 @@ from webcapture.settings import get_settings
 UNAUTHORIZED = {"code": "UNAUTHORIZED", "message": "Authentication required"}
 
 
-def assert_envelope_error(response: requests.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["Content-Type"].startswith("application/json")
-    body: dict[str, Any] = response.json()
-    assert body["success"] is False
-    assert body["error"]["code"] == code
-    assert body["error"]["message"]
-    uuid.UUID(body["error"]["requestId"])
-    return body
-
-
-def assert_success(response: requests.Response, credits: int) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    assert body["success"] is True
-    assert body["creditsCost"] == credits
-    assert body["requestId"] == response.headers["X-Request-Id"]
-    uuid.UUID(body["requestId"])
-    assert body["timestamp"].endswith("Z") and len(body["timestamp"]) == 24
-    return body
-
-
 # ------------------------------------------------------------------ 401
-def session_token(**claims: Any) -> str:
-    payload = {"sub": "session-user", "exp": int(time.time()) + 300, **claims}
-    return jwt.encode({k: v for k, v in payload.items() if v is not None}, JWT_SECRET, algorithm="HS256")
-
-
 @pytest.mark.parametrize("case", ["missing", "basic", "bearer-empty", "unknown-key", "garbage", "bad-jwt",
                                   "expired-jwt", "jwt-no-sub"])
 def test_401_cases(local_api: LocalApi, case: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.test_e2e_foundation import assert_envelope_error
+from tests.support.api_answers import assert_envelope_error
 from tests.support.local_api import LocalApi, start_local_api
 from tests.support.slow_site import SlowSite, slow_site
 from webcapture import aws

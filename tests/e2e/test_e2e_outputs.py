@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from tests.e2e.test_e2e_capture import fixtures, remaining
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.api_answers import assert_envelope_error, assert_success, remaining
+from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi, start_local_api
 from webcapture.auth import api_keys
 from webcapture.browser.pdf import count_pages
@@ -20,7 +20,7 @@ OUTPUTS = ("/v1/web/markdown", "/v1/web/content", "/v1/web/pdf")
 
 def test_markdown_main_content_or_whole_page(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("reader", "k", remaining=5)
-    url = fixtures().url("/scripted.html")
+    url = get_server().url("/scripted.html")
     data = assert_success(stack_aws.call("POST", "/v1/web/markdown", key=key, json={"url": url}), 1)["data"]
     assert data["markdown"].startswith("# Static heading") and "Written by JavaScript" in data["markdown"]
     assert "Home menu" not in data["markdown"] and "Footer words" not in data["markdown"]
@@ -37,7 +37,7 @@ def test_markdown_main_content_or_whole_page(stack_aws: LocalApi) -> None:
 
 def test_content_is_the_rendered_dom(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("scraper", "k", remaining=5)
-    url = fixtures().url("/scripted.html")
+    url = get_server().url("/scripted.html")
     data = assert_success(stack_aws.call("POST", "/v1/web/content", key=key, json={"url": url}), 1)["data"]
     assert '<p id="made-by-script">Written by JavaScript</p>' in data["html"]
     assert data["html"].startswith("<!DOCTYPE html>")
@@ -48,19 +48,19 @@ def test_content_is_the_rendered_dom(stack_aws: LocalApi) -> None:
 
 def test_pdf_bytes_by_default(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("printer", "k", remaining=5)
-    response = stack_aws.call("POST", "/v1/web/pdf", key=key, json={"url": fixtures().url("/printable.html")})
+    response = stack_aws.call("POST", "/v1/web/pdf", key=key, json={"url": get_server().url("/printable.html")})
     assert response.status_code == 200, response.text[:300]
     assert response.headers["Content-Type"] == "application/pdf" and response.headers["X-Request-Id"]
     assert response.content.startswith(b"%PDF-") and count_pages(response.content) == 3
     assert remaining(key) == 4
     ranged = stack_aws.call("POST", "/v1/web/pdf", key=key, headers={"Accept": "application/pdf"},
-                            json={"url": fixtures().url("/printable.html"), "pdfOptions": {"pageRanges": "2-3"}})
+                            json={"url": get_server().url("/printable.html"), "pdfOptions": {"pageRanges": "2-3"}})
     assert ranged.headers["Content-Type"] == "application/pdf" and count_pages(ranged.content) == 2
 
 
 def test_pdf_stored_fetchable_and_deletable(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("archivist", "k", remaining=5)
-    url = fixtures().url("/printable.html")
+    url = get_server().url("/printable.html")
     response = stack_aws.call("POST", "/v1/web/pdf", key=key,
                               json={"url": url, "base64": True, "pdfOptions": {"format": "Letter"}})
     data = assert_success(response, 1)["data"]
@@ -81,7 +81,7 @@ def test_pdf_stored_fetchable_and_deletable(stack_aws: LocalApi) -> None:
 
 def test_pdf_accept_json_stores_without_inline_pdf(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/pdf", headers={"Accept": "application/json"},
-                              json={"url": fixtures().url("/printable.html")})
+                              json={"url": get_server().url("/printable.html")})
     data = assert_success(response, 1)["data"]
     assert "pdf" not in data and data["metadata"]["pages"] == 3 and data["metadata"]["format"] == "A4"
     assert requests.get(data["permanentUrl"], timeout=10).content.startswith(b"%PDF-")
@@ -90,7 +90,7 @@ def test_pdf_accept_json_stores_without_inline_pdf(local_api: LocalApi) -> None:
 def test_pdf_page_range_past_the_end_is_422_and_refunded(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("overreach", "k", remaining=2)
     response = stack_aws.call("POST", "/v1/web/pdf", key=key, json={
-        "url": fixtures().url("/printable.html"), "pdfOptions": {"pageRanges": "7"}})
+        "url": get_server().url("/printable.html"), "pdfOptions": {"pageRanges": "7"}})
     assert response.status_code == 422, response.text
     assert response.json()["error"]["issues"][0]["path"] == ["pdfOptions", "pageRanges"]
     assert remaining(key) == 2
@@ -98,7 +98,7 @@ def test_pdf_page_range_past_the_end_is_422_and_refunded(stack_aws: LocalApi) ->
 
 def test_bad_pdf_options_are_422(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/pdf", json={
-        "url": fixtures().url("/printable.html"), "pdfOptions": {"format": "B5", "margin": {"top": "1em"}}})
+        "url": get_server().url("/printable.html"), "pdfOptions": {"format": "B5", "margin": {"top": "1em"}}})
     assert response.status_code == 422
     paths = sorted(issue["path"] for issue in response.json()["error"]["issues"])
     assert paths == [["pdfOptions", "format"], ["pdfOptions", "margin", "top"]]
@@ -107,7 +107,7 @@ def test_bad_pdf_options_are_422(local_api: LocalApi) -> None:
 @pytest.mark.parametrize("path", OUTPUTS)
 def test_unreachable_page_is_502_and_refunded(stack_aws: LocalApi, path: str) -> None:
     key, _ = api_keys.create_key("unlucky", "k", remaining=3)
-    closed_port = fixtures().url("/").replace(str(fixtures().port), "9")  # discard port: nothing listens
+    closed_port = get_server().url("/").replace(str(get_server().port), "9")  # discard port: nothing listens
     assert_envelope_error(stack_aws.call("POST", path, key=key, json={"url": closed_port}), 502, "NAVIGATION_FAILED")
     assert remaining(key) == 3
 
@@ -139,7 +139,7 @@ def tight_api() -> Iterator[LocalApi]:
 
 
 def test_too_big_pdf_is_303_to_the_stored_file(tight_api: LocalApi) -> None:
-    body = {"url": fixtures().url("/printable.html")}
+    body = {"url": get_server().url("/printable.html")}
     response = tight_api.call("POST", "/v1/web/pdf", json=body, allow_redirects=False)
     assert response.status_code == 303, response.text[:300]
     data = response.json()["data"]
@@ -152,7 +152,7 @@ def test_too_big_pdf_is_303_to_the_stored_file(tight_api: LocalApi) -> None:
 
 @pytest.mark.parametrize(("path", "field"), [("/v1/web/markdown", "markdown"), ("/v1/web/content", "html")])
 def test_too_long_text_is_cut_with_a_warning(tight_api: LocalApi, path: str, field: str) -> None:
-    url = fixtures().url("/many-links?n=2000")
+    url = get_server().url("/many-links?n=2000")
     data = assert_success(tight_api.call("POST", path, json={"url": url, "onlyMainContent": False}), 1)["data"]
     assert data["metadata"]["truncated"] is True and "cut after" in data["warning"]
     assert 0 < len(data[field].encode()) <= SMALL_PAYLOAD
@@ -161,18 +161,18 @@ def test_too_long_text_is_cut_with_a_warning(tight_api: LocalApi, path: str, fie
 
 @pytest.mark.parametrize(("path", "field"), [("/v1/web/markdown", "markdown"), ("/v1/web/content", "html")])
 def test_lone_surrogates_in_the_page_still_answer(local_api: LocalApi, path: str, field: str) -> None:
-    data = assert_success(local_api.call("POST", path, json={"url": fixtures().url("/surrogate.html")}), 1)["data"]
+    data = assert_success(local_api.call("POST", path, json={"url": get_server().url("/surrogate.html")}), 1)["data"]
     assert "before \ufffd after" in data[field] and data["metadata"]["title"] == "Half \ufffd a character"
 
 
 def test_lone_surrogate_in_the_title_of_a_pdf(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/pdf", headers={"Accept": "application/json"},
-                              json={"url": fixtures().url("/surrogate.html")})
+                              json={"url": get_server().url("/surrogate.html")})
     assert assert_success(response, 1)["data"]["metadata"]["title"] == "Half \ufffd a character"
 
 
 def test_a_lone_surrogate_in_a_link_text_still_answers(local_api: LocalApi) -> None:
     # Every JSON answer is written through one function, which replaces what UTF-8 cannot carry.
     data = assert_success(local_api.call("POST", "/v1/web/links",
-                                         json={"url": fixtures().url("/surrogate.html")}), 1)["data"]
-    assert {"url": fixtures().url("/plain.html"), "text": "link \ufffd text"} in data["links"]
+                                         json={"url": get_server().url("/surrogate.html")}), 1)["data"]
+    assert {"url": get_server().url("/plain.html"), "text": "link \ufffd text"} in data["links"]

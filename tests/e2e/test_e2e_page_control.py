@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.e2e.test_e2e_capture import fixtures, png_size, remaining
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.api_answers import assert_envelope_error, assert_success, remaining
+from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
-from tests.unit.test_browser_screenshot import Pixels
+from tests.support.png_pixels import Pixels, png_size
 from webcapture.auth import api_keys
 
 VIEWPORT_ONLY = {"fullPage": False}
@@ -23,7 +23,7 @@ def shot(api: LocalApi, body: dict[str, Any], key: str | None = None) -> Pixels:
 
 
 def test_recipe_wait_for_an_element(local_api: LocalApi) -> None:
-    body = {"url": fixtures().url("/pc-late-element.html"), "screenshotOptions": VIEWPORT_ONLY}
+    body = {"url": get_server().url("/pc-late-element.html"), "screenshotOptions": VIEWPORT_ONLY}
     assert shot(local_api, body).at(57, 37) == (255, 255, 255, 255)
     waited = shot(local_api, {**body, "waitForSelector": {"selector": "#late", "visible": True}})
     assert waited.at(57, 37) == (0, 0, 255, 255)
@@ -31,19 +31,19 @@ def test_recipe_wait_for_an_element(local_api: LocalApi) -> None:
 
 def test_recipe_capture_one_element(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/screenshot", json={
-        "url": fixtures().url("/pc-parts.html"), "screenshotOptions": {"selector": "#card"}})
+        "url": get_server().url("/pc-parts.html"), "screenshotOptions": {"selector": "#card"}})
     assert response.status_code == 200
     assert png_size(response.content) == (200, 120)
 
 
 def test_recipe_dark_mode(local_api: LocalApi) -> None:
-    body = {"url": fixtures().url("/pc-dark.html"), "screenshotOptions": VIEWPORT_ONLY}
+    body = {"url": get_server().url("/pc-dark.html"), "screenshotOptions": VIEWPORT_ONLY}
     assert shot(local_api, body).at(100, 100) == (255, 255, 255, 255)
     assert shot(local_api, {**body, "colorScheme": "dark"}).at(100, 100) == (0, 0, 0, 255)
 
 
 def test_recipe_hide_a_cookie_banner(local_api: LocalApi) -> None:
-    body = {"url": fixtures().url("/pc-parts.html"), "screenshotOptions": VIEWPORT_ONLY}
+    body = {"url": get_server().url("/pc-parts.html"), "screenshotOptions": VIEWPORT_ONLY}
     assert shot(local_api, body).at(10, 10) == (255, 0, 0, 255)
     hidden = shot(local_api, {**body, "hideSelectors": [".cookie-banner"], "blockCookieBanners": True})
     assert hidden.at(10, 10) == (255, 255, 255, 255)
@@ -52,7 +52,7 @@ def test_recipe_hide_a_cookie_banner(local_api: LocalApi) -> None:
 def test_element_not_found_is_400_and_refunded(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("element-user", "k", remaining=3)
     response = stack_aws.call("POST", "/v1/web/screenshot", key=key, json={
-        "url": fixtures().url("/pc-parts.html"), "screenshotOptions": {"selector": "#missing"}})
+        "url": get_server().url("/pc-parts.html"), "screenshotOptions": {"selector": "#missing"}})
     body = assert_envelope_error(response, 400, "ELEMENT_NOT_FOUND")
     assert "#missing" in body["error"]["message"]
     assert remaining(key) == 3
@@ -61,14 +61,14 @@ def test_element_not_found_is_400_and_refunded(stack_aws: LocalApi) -> None:
 def test_unsatisfied_wait_is_504_naming_the_selector_and_refunded(stack_aws: LocalApi) -> None:
     key, _ = api_keys.create_key("wait-user", "k", remaining=3)
     response = stack_aws.call("POST", "/v1/web/links", key=key, json={
-        "url": fixtures().url("/plain.html"), "waitForSelector": {"selector": ".never", "timeout": 500}})
+        "url": get_server().url("/plain.html"), "waitForSelector": {"selector": ".never", "timeout": 500}})
     body = assert_envelope_error(response, 504, "NAVIGATION_TIMEOUT")
     assert ".never" in body["error"]["message"]
     assert remaining(key) == 3
 
 
 def test_best_attempt_warns_in_json_and_in_a_header(local_api: LocalApi) -> None:
-    control = {"url": fixtures().url("/plain.html"), "bestAttempt": True,
+    control = {"url": get_server().url("/plain.html"), "bestAttempt": True,
                "waitForSelector": {"selector": ".never", "timeout": 300}}
     links = assert_success(local_api.call("POST", "/v1/web/links", json=control), 1)["data"]
     assert ".never" in links["warning"]

@@ -21,11 +21,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_e2e_capture import fixtures
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
-from tests.support.fixture_server import PAGES
+from tests.support.api_answers import assert_envelope_error, assert_success
+from tests.support.fixture_server import PAGES, get_server
 from tests.support.local_api import LocalApi
-from tests.unit.test_browser_screenshot import Pixels
+from tests.support.png_pixels import Pixels
 from webcapture.browser.pdf import count_pages
 from webcapture.models.devices import device_descriptors
 
@@ -36,14 +35,14 @@ VIEWPORT_ONLY = {"fullPage": False}
 
 def content(api: LocalApi, path: str, **fields: Any) -> dict[str, Any]:
     """data of POST /v1/web/content for a fixture page."""
-    response = api.call("POST", "/v1/web/content", json={"url": fixtures().url(path), **fields})
+    response = api.call("POST", "/v1/web/content", json={"url": get_server().url(path), **fields})
     data: dict[str, Any] = assert_success(response, 1)["data"]
     return data
 
 
 def requested_during(call: Callable[[], object]) -> set[str]:
     """The paths (with query) the fixture server was asked for while `call` ran."""
-    server = fixtures()
+    server = get_server()
     start = len(server.requested)
     call()
     return set(server.requested[start:])
@@ -59,7 +58,7 @@ def pre_json(page_html: str, element_id: str) -> dict[str, Any]:
 
 def screenshot(api: LocalApi, path: str, **fields: Any) -> Pixels:
     response = api.call("POST", "/v1/web/screenshot",
-                        json={"url": fixtures().url(path), "screenshotOptions": VIEWPORT_ONLY, **fields})
+                        json={"url": get_server().url(path), "screenshotOptions": VIEWPORT_ONLY, **fields})
     assert response.status_code == 200, response.text[:300]
     assert response.headers["Content-Type"] == "image/png"
     assert "X-Webcapture-Warning" not in response.headers
@@ -111,7 +110,7 @@ def test_wait_for_selector_visible_is_not_satisfied_by_an_element_that_is_only_t
     local_api: LocalApi,
 ) -> None:
     # #gone is in the DOM with display: none: present (the default state) but never visible.
-    url = fixtures().url("/pc-parts.html")
+    url = get_server().url("/pc-parts.html")
     present = local_api.call("POST", "/v1/web/content", json={"url": url, "waitForSelector": {"selector": "#gone"}})
     assert 'id="gone"' in assert_success(present, 1)["data"]["html"]
     visible = local_api.call("POST", "/v1/web/content", json={
@@ -127,7 +126,7 @@ def test_wait_for_selector_hidden_waits_for_the_element_to_go(local_api: LocalAp
 def test_wait_for_selector_timeout_is_the_callers(local_api: LocalApi) -> None:
     # The element comes 1 s after load, well inside the request's budget, but the caller allowed 200 ms.
     response = local_api.call("POST", "/v1/web/content", json={
-        "url": fixtures().url("/pc-late-element.html"), "waitForSelector": {"selector": "#late", "timeout": 200}})
+        "url": get_server().url("/pc-late-element.html"), "waitForSelector": {"selector": "#late", "timeout": 200}})
     body = assert_envelope_error(response, 504, "NAVIGATION_TIMEOUT")
     assert "#late" in body["error"]["message"] and "200 ms" in body["error"]["message"]
 
@@ -165,7 +164,7 @@ def test_scroll_page_loads_lazy_images(local_api: LocalApi, path: str, lazy: set
 
 
 def _injected_css() -> dict[str, Any]:
-    return {"addStyleTag": [{"url": fixtures().url("/asset/injected.css")}]}  # body background rgb(1, 2, 3)
+    return {"addStyleTag": [{"url": get_server().url("/asset/injected.css")}]}  # body background rgb(1, 2, 3)
 
 
 # (page, fields, {(x, y): colour}). Each page's first row is the control: the same points without the field.
@@ -233,7 +232,7 @@ class _AdsPage(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        body = (PAGES / "ads.html").read_text(encoding="utf-8").replace("{{PORT}}", str(fixtures().port))
+        body = (PAGES / "ads.html").read_text(encoding="utf-8").replace("{{PORT}}", str(get_server().port))
         data = body.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -331,7 +330,7 @@ def test_what_the_server_receives(local_api: LocalApi, fields: dict[str, Any], h
 def test_authenticate_answers_the_basic_challenge(local_api: LocalApi) -> None:
     without = content(local_api, "/basic-auth")
     assert without["metadata"]["statusCode"] == 401
-    server = fixtures()
+    server = get_server()
     before = len(server.signed_in)
     signed = content(local_api, "/basic-auth", authenticate={"username": "alice", "password": "secret"})
     assert signed["metadata"]["statusCode"] == 200
@@ -361,7 +360,7 @@ def test_device_sets_user_agent_scale_and_touch(local_api: LocalApi) -> None:
 
 @pytest.mark.parametrize(("tag", "title"), [
     (lambda: {"content": "document.title = 'by content';"}, "by content"),
-    (lambda: {"url": fixtures().url("/asset/injected.js")}, "injected by url"),
+    (lambda: {"url": get_server().url("/asset/injected.js")}, "injected by url"),
 ], ids=["content", "url"])
 def test_add_script_tag(local_api: LocalApi, tag: Callable[[], dict[str, str]], title: str) -> None:
     data = content(local_api, "/plain.html", addScriptTag=[tag()])
@@ -373,7 +372,7 @@ def test_add_script_tag(local_api: LocalApi, tag: Callable[[], dict[str, str]], 
 
 def test_markdown_takes_page_control(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/web/markdown", json={
-        "url": fixtures().url("/pc-late-element.html"), "onlyMainContent": False, "waitForSelector": "#late"})
+        "url": get_server().url("/pc-late-element.html"), "onlyMainContent": False, "waitForSelector": "#late"})
     markdown = assert_success(response, 1)["data"]["markdown"]
     assert "arrived" in markdown and "waiting" not in markdown
 
@@ -387,7 +386,7 @@ def test_content_takes_page_control(local_api: LocalApi) -> None:
 def test_pdf_takes_page_control(local_api: LocalApi) -> None:
     # printable.html prints on 3 pages, one per section; hiding the last leaves 2.
     response = local_api.call("POST", "/v1/web/pdf", json={
-        "url": fixtures().url("/printable.html"), "hideSelectors": ["#last"]})
+        "url": get_server().url("/printable.html"), "hideSelectors": ["#last"]})
     assert response.status_code == 200, response.text[:300]
     assert response.headers["Content-Type"] == "application/pdf"
     assert count_pages(response.content) == 2

@@ -275,15 +275,20 @@ class FixtureHttpServer(ThreadingHTTPServer):
 
 
 _server: FixtureHttpServer | None = None
+# get_server and stop_server may be called from any thread: tests start servers and clients of their own.
 _lock = threading.Lock()
 
 
+def _serving(server: FixtureHttpServer) -> FixtureHttpServer:
+    threading.Thread(target=server.serve_forever, name="fixture-server", daemon=True).start()
+    return server
+
+
 def get_server() -> FixtureHttpServer:
+    """The suite's one fixture server, started on first use by any test."""
     global _server
     with _lock:
-        if _server is None:
-            _server = FixtureHttpServer()
-            threading.Thread(target=_server.serve_forever, name="fixture-server", daemon=True).start()
+        _server = _server or _serving(FixtureHttpServer())
         return _server
 
 

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from tests.unit.test_browser_screenshot import Pixels
+from tests.support.png_pixels import Pixels
 from webcapture.browser import PageSnapshot, Screenshot, load_page, take_screenshot
 from webcapture.models.requests import AiExtractRequest, ScreenshotRequest
 

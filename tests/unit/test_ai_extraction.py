@@ -27,7 +27,7 @@ from tests.support.fake_openai import (
     json_completion,
     refusal,
 )
-from webcapture.ai import check_provider, clear_client_cache, run_extraction
+from webcapture.ai import check_provider, run_extraction
 from webcapture.ai.extraction import ExtractionResult
 from webcapture.ai.provider import PLACEHOLDER_API_KEY
 from webcapture.errors import AiNotConfigured, AiProviderError, AiProviderTimeout, RequestValidationError
@@ -50,10 +50,8 @@ TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    clear_client_cache()
     with FakeOpenAI() as server:
         yield server
-    clear_client_cache()
 
 
 def _settings(fake: FakeOpenAI, **overrides: Any) -> Settings:

@@ -11,7 +11,7 @@ from moto import mock_aws
 
 from tests.support.ai_pages import PRODUCT_PAGE
 from tests.support.fake_openai import FakeOpenAI, authorization_sha256, completion
-from webcapture.ai import check_provider, clear_client_cache, run_extraction
+from webcapture.ai import check_provider, run_extraction
 from webcapture.errors import AiNotConfigured
 from webcapture.models.requests import AiExtractRequest
 from webcapture.settings import Settings, get_settings
@@ -22,21 +22,19 @@ REQUEST = AiExtractRequest.model_validate({"url": "https://shop.example/", "resp
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    clear_client_cache()
     with FakeOpenAI() as server:
         yield server
-    clear_client_cache()
 
 
 @pytest.fixture
 def secrets(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # The provider keeps read secrets for SECRET_MAX_AGE_S, by name or ARN, as a container does: each test
+    # reads its secret by the ARN moto gives it, which no other test shares.
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    clear_client_cache()
     with mock_aws():
         yield boto3.client("secretsmanager", region_name="us-east-1")
-    clear_client_cache()
 
 
 def test_environment_configuration_through_get_settings(
@@ -78,10 +76,10 @@ def test_key_from_a_secrets_manager_secret(fake: FakeOpenAI, secrets: object, se
 
 def test_the_secret_is_cached_between_requests(fake: FakeOpenAI, secrets: object) -> None:
     client = boto3.client("secretsmanager", region_name="us-east-1")
-    client.create_secret(Name="webcapture/openai", SecretString=SECRET_KEY)
-    settings = Settings(openai_api_key_secret="webcapture/openai", openai_base_url=fake.base_url)
+    arn = client.create_secret(Name="webcapture/openai", SecretString=SECRET_KEY)["ARN"]
+    settings = Settings(openai_api_key_secret=arn, openai_base_url=fake.base_url)
     assert check_provider(settings).api_key == SECRET_KEY
-    client.put_secret_value(SecretId="webcapture/openai", SecretString="sk-rotated-but-not-yet-seen")
+    client.put_secret_value(SecretId=arn, SecretString="sk-rotated-but-not-yet-seen")
     # Within max_age the cached value is used: no Secrets Manager call per request.
     assert check_provider(settings).api_key == SECRET_KEY
 
@@ -104,6 +102,6 @@ def test_unreadable_secret_is_503_without_aws_details(secrets: object) -> None:
 
 def test_a_secret_without_a_key_is_503(secrets: object) -> None:
     client = boto3.client("secretsmanager", region_name="us-east-1")
-    client.create_secret(Name="webcapture/openai", SecretString=json.dumps({"username": "x"}))
+    arn = client.create_secret(Name="webcapture/openai", SecretString=json.dumps({"username": "x"}))["ARN"]
     with pytest.raises(AiNotConfigured, match="holds no API key"):
-        check_provider(Settings(openai_api_key_secret="webcapture/openai"))
+        check_provider(Settings(openai_api_key_secret=arn))

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.ai_pages import PRODUCT_PAGE
 from tests.support.fake_openai import FakeOpenAI, completion, json_completion
-from webcapture.ai import clear_client_cache, run_extraction, validate_ai_request
+from webcapture.ai import run_extraction, validate_ai_request
 from webcapture.ai.extraction import MAX_JSON_REPLY_CHARS
 from webcapture.ai.safe_patterns import pattern_problem, schema_patterns
 from webcapture.errors import AiProviderError, RequestValidationError
@@ -62,10 +62,8 @@ def test_a_schema_with_a_risky_pattern_is_a_422(schema: dict[str, Any]) -> None:
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    clear_client_cache()
     with FakeOpenAI() as server:
         yield server
-    clear_client_cache()
 
 
 def settings(fake: FakeOpenAI) -> Settings:

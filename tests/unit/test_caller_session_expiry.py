@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from webcapture.auth import EXPIRY_LEEWAY_S
 from webcapture.auth.caller import caller_from_event
-from webcapture.auth.session_tokens import EXPIRY_LEEWAY_S
 from webcapture.errors import Unauthorized
 
 

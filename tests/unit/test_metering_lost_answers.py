@@ -1,10 +1,10 @@
-"""The soak's extra credit (docs/benchmarks.md): a credit write that reached DynamoDB but whose answer was
-lost is retried by botocore itself, and must charge (or refund) once.
+"""A credit write that reached DynamoDB but whose answer was lost is retried by botocore itself, and must
+charge (or refund) once (docs/benchmarks.md, "Soak").
 
 moto's server runs over HTTP behind AwsFaultProxy, which lets the write through and then drops the
-connection before the answer; botocore's standard retry mode sends the same UpdateItem again. The soak's
-3,000 screenshots ran on metering that charged `remaining - :cost` unconditionally: one such retry under
-the machine's load charged a screenshot twice (3,000 credits for 2,999 successes and one refunded failure).
+connection before the answer; botocore's standard retry mode sends the same UpdateItem again. A charge
+of `remaining - :cost` without the per-request marker would take the credit twice on such a retry (under
+load, a 10 s read timeout or a dropped connection is enough).
 """
 
 from __future__ import annotations

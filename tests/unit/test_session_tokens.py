@@ -13,7 +13,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from tests.support.jwks_server import jwks_for, make_keys, serve_jwks
-from webcapture.auth.session_tokens import verify_session_token
+from webcapture.auth.session_tokens import verify_session_claims
 from webcapture.errors import Unauthorized
 from webcapture.settings import Settings
 
@@ -45,17 +45,17 @@ def jwks_settings(jwks_url: str) -> Settings:
 
 @pytest.mark.parametrize("algorithm", ["RS256", "ES256", "EdDSA"])
 def test_asymmetric_tokens_from_jwks_are_accepted(jwks_settings: Settings, algorithm: str) -> None:
-    assert verify_session_token(sign(algorithm), jwks_settings) == "user-42"
+    assert verify_session_claims(sign(algorithm), jwks_settings).user_id == "user-42"
 
 
 def test_hs256_secret_is_accepted() -> None:
     settings = Settings(jwt_hs256_secret=SECRET)
-    assert verify_session_token(sign("HS256", claims(iss=None, aud=None)), settings) == "user-42"
+    assert verify_session_claims(sign("HS256", claims(iss=None, aud=None)), settings).user_id == "user-42"
 
 
 def refused(token: str, settings: Settings) -> None:
     with pytest.raises(Unauthorized) as caught:
-        verify_session_token(token, settings)
+        verify_session_claims(token, settings)
     assert caught.value.message.startswith("Authentication required")
 
 
@@ -108,7 +108,7 @@ def test_algorithm_outside_the_configured_list(jwks_url: str) -> None:
     settings = Settings(jwt_jwks_url=jwks_url, jwt_algorithms=("ES256",), jwt_issuer="https://issuer.test",
                         jwt_audience="webcapture")
     refused(sign("RS256"), settings)
-    assert verify_session_token(sign("ES256"), settings) == "user-42"
+    assert verify_session_claims(sign("ES256"), settings).user_id == "user-42"
 
 
 def test_garbage_token() -> None:

@@ -11,7 +11,7 @@ import pytest
 from webcapture import stored_files
 from webcapture.observability import metrics
 from webcapture.settings import get_settings
-from webcapture.stored_files import key_segment, public_url_for, storage_key_for
+from webcapture.stored_files import SCREENSHOTS, file_key, key_segment, public_url_for
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 FILE_ID = "0b7c8f4e-1111-2222-3333-444455556666"
@@ -32,11 +32,11 @@ def store(user: str) -> stored_files.StoredFile:
 ])
 def test_user_ids_become_one_safe_key_segment(user_id: str, segment: str) -> None:
     assert key_segment(user_id) == segment
-    assert storage_key_for(user_id, FILE_ID, "png") == f"screenshots/{segment}/{FILE_ID}.png"
+    assert file_key(SCREENSHOTS, user_id, FILE_ID, "png") == f"screenshots/{segment}/{FILE_ID}.png"
 
 
 def test_public_urls_are_percent_encoded(settings_env: pytest.MonkeyPatch) -> None:
-    assert public_url_for(storage_key_for("a/b?c#d", FILE_ID, "webp")) == (
+    assert public_url_for(file_key(SCREENSHOTS, "a/b?c#d", FILE_ID, "webp")) == (
         f"https://files.example.test/screenshots/a!2Fb!3Fc!23d/{FILE_ID}.webp")
     assert public_url_for("screenshots/odd key?#/x.png") == "https://files.example.test/screenshots/odd%20key%3F%23/x.png"
 

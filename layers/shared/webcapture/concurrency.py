@@ -115,7 +115,7 @@ def _drop_expired(key_hash: str, expired: set[str]) -> None:
     markers = {element.partition(":")[2] for element in expired}
     _table().update_item(
         Key={"keyHash": key_hash},
-        UpdateExpression="DELETE leases :expired, chargedRequests :markers",
+        UpdateExpression=f"DELETE {LEASES} :expired, {CHARGED} :markers",
         ConditionExpression="attribute_exists(keyHash)",
         ExpressionAttributeValues={":expired": expired, ":markers": markers},
     )
@@ -128,7 +128,7 @@ def release(lease: Lease | None) -> None:
     try:
         _table().update_item(
             Key={"keyHash": lease.key_hash},
-            UpdateExpression="DELETE leases :lease, chargedRequests :marker",
+            UpdateExpression=f"DELETE {LEASES} :lease, {CHARGED} :marker",
             ConditionExpression="attribute_exists(keyHash)",  # a deleted key is not brought back
             ExpressionAttributeValues={":lease": {lease.element}, ":marker": {lease.request_id}},
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,10 +12,6 @@ def utc_timestamp(moment: datetime | None = None) -> str:
     """ISO 8601 UTC with milliseconds and `Z`, e.g. 2026-11-21T12:00:00.000Z."""
     moment = (moment or datetime.now(UTC)).astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-def new_request_id() -> str:
-    return str(uuid.uuid4())
 
 
 def success_body(data: dict[str, Any], request_id: str, credits_cost: int) -> dict[str, Any]:

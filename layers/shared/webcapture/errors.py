@@ -108,10 +108,6 @@ class ServiceUnavailable(ApiError):
         super().__init__(message, headers={"Retry-After": str(retry_after_s)})
 
 
-class InternalError(ApiError):
-    pass
-
-
 class RequestValidationError(Exception):
     """A 422: carries Zod-style issues (CONTRACT 5). Not an ApiError: its envelope differs."""
 

@@ -39,8 +39,8 @@ _USABLE = (
     " AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
 )
 _COUNT = "SET requestCount = if_not_exists(requestCount, :zero) + :one, lastRequest = :now"
-_NOT_YET_CHARGED = " AND NOT contains(chargedRequests, :request)"
-_MARK = " ADD chargedRequests :marker"
+_NOT_YET_CHARGED = f" AND NOT contains({concurrency.CHARGED}, :request)"
+_MARK = f" ADD {concurrency.CHARGED} :marker"
 
 
 # Whether this request has been counted yet (by a reservation); see count_request.
@@ -98,7 +98,7 @@ def _from_wire(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _marked(item: dict[str, Any], request_id: str) -> bool:
-    return request_id in item.get("chargedRequests", {}).get("SS", [])
+    return request_id in item.get(concurrency.CHARGED, {}).get("SS", [])
 
 
 def reserve(
@@ -159,8 +159,8 @@ def refund(reservation: Reservation) -> None:
     try:
         _table().update_item(
             Key={"keyHash": reservation.key_hash},
-            UpdateExpression="SET remaining = remaining + :cost DELETE chargedRequests :marker",
-            ConditionExpression="attribute_exists(remaining) AND contains(chargedRequests, :request)",
+            UpdateExpression=f"SET remaining = remaining + :cost DELETE {concurrency.CHARGED} :marker",
+            ConditionExpression=f"attribute_exists(remaining) AND contains({concurrency.CHARGED}, :request)",
             ExpressionAttributeValues={":cost": reservation.cost, ":request": reservation.request_id,
                                        ":marker": {reservation.request_id}},
         )

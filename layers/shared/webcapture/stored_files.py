@@ -60,10 +60,6 @@ def file_key(folder: str, user_id: str, file_id: str, extension: str) -> str:
     return f"{folder}/{key_segment(user_id)}/{file_id}.{extension}"
 
 
-def storage_key_for(user_id: str, file_id: str, image_format: ImageFormat) -> str:
-    return file_key(SCREENSHOTS, user_id, file_id, FILE_EXTENSIONS[image_format])
-
-
 def public_url_for(storage_key: str) -> str:
     return f"{get_settings().public_base_url}/{quote(storage_key, safe='/!')}"
 

@@ -43,8 +43,14 @@ def received_type(value: Any, *, expected: str | None = None) -> str:
     return type(value).__name__
 
 
-def _number_or_string(value: Any) -> str:
-    return "string" if isinstance(value, str) else "number"
+# pydantic's length errors as Zod's too_small/too_big: the type Zod names and the words of its message.
+# Arrays and objects (pydantic counts a dict's entries) are both "array" in Zod.
+_LENGTH_ERRORS = {
+    "string_too_short": ("string", "String", "character(s)"),
+    "string_too_long": ("string", "String", "character(s)"),
+    "too_short": ("array", "Array", "element(s)"),
+    "too_long": ("array", "Array", "element(s)"),
+}
 
 
 def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
@@ -69,12 +75,13 @@ def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
         relation = "greater than or equal to" if code == "too_small" else "less than or equal to"
         return {"code": code, bound_key: bound, "inclusive": True, "type": "number", "path": path,
                 "message": f"Number must be {relation} {bound}"}
-    if kind in ("string_too_short", "string_too_long"):
-        short = kind == "string_too_short"
+    if kind in _LENGTH_ERRORS:
+        zod_type, noun, unit = _LENGTH_ERRORS[kind]
+        short = kind.endswith("_short")
         bound = ctx["min_length"] if short else ctx["max_length"]
         return {"code": "too_small" if short else "too_big", ("minimum" if short else "maximum"): bound,
-                "inclusive": True, "type": "string", "path": path,
-                "message": f"String must contain {'at least' if short else 'at most'} {bound} character(s)"}
+                "inclusive": True, "type": zod_type, "path": path,
+                "message": f"{noun} must contain {'at least' if short else 'at most'} {bound} {unit}"}
     if kind == "literal_error":
         options = _literal_options(ctx.get("expected", ""))
         if not isinstance(value, str):
@@ -84,13 +91,6 @@ def _issue_from(error: Any, model: type[BaseModel]) -> dict[str, Any]:
         return {"code": "invalid_enum_value", "options": options, "received": value, "path": path,
                 "message": "Invalid enum value. Expected "
                 + " | ".join(f"'{o}'" for o in options) + f", received '{value}'"}
-    if kind in ("too_short", "too_long"):
-        # Arrays and objects (pydantic counts a dict's entries); Zod names both "array" here.
-        short = kind == "too_short"
-        bound = ctx["min_length"] if short else ctx["max_length"]
-        return {"code": "too_small" if short else "too_big", ("minimum" if short else "maximum"): bound,
-                "inclusive": True, "type": "array", "path": path,
-                "message": f"Array must contain {'at least' if short else 'at most'} {bound} element(s)"}
     if kind == "invalid_enum_value":  # an enum too long to be a Literal (device names)
         options, received = ctx["options"], ctx["received"]
         return {"code": "invalid_enum_value", "options": options, "received": received, "path": path,

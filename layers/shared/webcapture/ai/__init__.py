@@ -6,7 +6,6 @@ The endpoint calls, in order: `validate_ai_request` (422 before anything is load
 
 from webcapture.ai.extraction import ExtractionMetadata, ExtractionResult, check_provider, run_extraction
 from webcapture.ai.page_content import PageContent, page_to_markdown
-from webcapture.ai.provider import clear_client_cache
 from webcapture.ai.response_format import OutputSpec, normalize_response_format, validate_ai_request
 
 __all__ = [
@@ -15,7 +14,6 @@ __all__ = [
     "OutputSpec",
     "PageContent",
     "check_provider",
-    "clear_client_cache",
     "normalize_response_format",
     "page_to_markdown",
     "run_extraction",

@@ -159,12 +159,6 @@ def get_client(config: ProviderConfig) -> OpenAI:
     return _client(config.api_key, config.base_url)
 
 
-def clear_client_cache() -> None:
-    """Forget cached clients and the secret cache (tests switch providers)."""
-    _client.cache_clear()
-    _secrets.cache_clear()
-
-
 def complete(
     config: ProviderConfig,
     messages: list[ChatCompletionMessageParam],

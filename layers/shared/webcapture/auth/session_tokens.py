@@ -12,7 +12,7 @@ from typing import Any
 
 import jwt
 
-from webcapture.auth import EXPIRY_LEEWAY_S as EXPIRY_LEEWAY_S  # re-exported: the tests read it here
+from webcapture.auth import EXPIRY_LEEWAY_S
 from webcapture.errors import Unauthorized
 from webcapture.settings import Settings, get_settings
 
@@ -44,11 +44,6 @@ def _signing_key(token: str, settings: Settings) -> tuple[Any, list[str]]:
 class SessionClaims:
     user_id: str  # `sub`
     expires_at: int  # `exp`, seconds since the epoch
-
-
-def verify_session_token(token: str, settings: Settings | None = None) -> str:
-    """The token's user id (`sub`), or Unauthorized."""
-    return verify_session_claims(token, settings).user_id
 
 
 def verify_session_claims(token: str, settings: Settings | None = None) -> SessionClaims:

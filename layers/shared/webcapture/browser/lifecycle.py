@@ -50,6 +50,8 @@ T = TypeVar("T")
 
 # Inherited by the browser; everything else (credentials above all) stays out of its environment.
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
+# Guards the container's one BrowserHost (`host()`): made, abandoned and shut down from any thread.
+_host_lock = threading.Lock()
 
 
 class BrowserHost:
@@ -315,7 +317,7 @@ def _browser_env(install: ChromiumInstall, scratch: Path) -> dict[str, str | flo
     # already calls getenv (fontconfig's start, slow at a cold start). Setting a variable that is not there
     # grows glibc's environ array, which may move and free the old one under such a reader: Chromium's rare
     # SIGSEGV at launch, a general protection fault in getenv on a ThreadPoolForeground thread
-    # (docs/benchmarks.md, "The launch crash"). Passed already, with the file Chromium names, its setenv
+    # (docs/benchmarks.md, "Launch crashes"). Passed already, with the file Chromium names, its setenv
     # replaces the entry in place and nothing is freed (checked under gdb).
     icd = install.executable.parent / "vk_swiftshader_icd.json"
     if icd.is_file():
@@ -327,14 +329,13 @@ def _browser_env(install: ChromiumInstall, scratch: Path) -> dict[str, str | flo
 
 
 _host: BrowserHost | None = None
-_host_lock = threading.Lock()
 
 
 def host() -> BrowserHost:
+    """The container's browser host, made on first use and again after a shutdown or an abandoned one."""
     global _host
     with _host_lock:
-        if _host is None:
-            _host = BrowserHost()
+        _host = _host or BrowserHost()
         return _host
 
 

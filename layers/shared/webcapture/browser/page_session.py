@@ -87,15 +87,8 @@ def with_loaded_page(
         raise deadline.expired() from None
 
 
-def _attempts(
-    current: BrowserHost,
-    url: str,
-    wait_time_ms: int,
-    action: Callable[[LoadedPage], T],
-    setup: PageSetup,
-    control: PageControl | None,
-    deadline: Deadline,
-) -> T:
+def _attempts(current: BrowserHost, url: str, wait_time_ms: int, action: Callable[[LoadedPage], T],
+              setup: PageSetup, control: PageControl | None, deadline: Deadline) -> T:
     attempt = 1
     while True:
         browser = current.browser(deadline)

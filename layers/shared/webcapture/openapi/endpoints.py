@@ -1,7 +1,8 @@
 """Every route of the API, as the OpenAPI document describes it: method, path, models, forms, errors.
 
 The request and answer models are the ones the functions validate and answer with, so the document cannot
-drift from the code; tests/unit/test_openapi.py checks that this table and template.yaml name the same routes.
+drift from the code; tests/e2e/test_e2e_openapi.py checks that this table and template.yaml name the same
+routes.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from webcapture.answer_warnings import with_warnings
 from webcapture.response_limits import fits_inline_base64
+from webcapture.stored_files import StoredFile
 
 
 @dataclass(frozen=True)
@@ -84,3 +85,9 @@ def prefers_json(accept: str | None, binary_type: str = "image/") -> bool:
         ):
             image_q = max(image_q, quality)
     return json_q > 0 and json_q > image_q
+
+
+def stored_data(stored: StoredFile, metadata: dict[str, Any], warnings: Sequence[str]) -> dict[str, Any]:
+    """The JSON data of a stored file's answer: its metadata, permanent URL and id, and any warnings."""
+    return with_warnings({"metadata": metadata, "permanentUrl": stored.public_url, "fileId": stored.file_id},
+                         warnings)

@@ -8,14 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from webcapture import egress
-from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.pdf import CONTENT_TYPE, Pdf, print_pdf
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import PdfRequest
-from webcapture.operations.file_answers import FileAnswer, MadeFile, answer_with_file
+from webcapture.operations.file_answers import FileAnswer, MadeFile, answer_with_file, stored_data
 from webcapture.stored_files import PDFS, store_file
 from webcapture.unicode_text import well_formed
 
@@ -37,8 +36,7 @@ def _stored_data(caller: Caller, pdf: Pdf) -> dict[str, Any]:
     metadata = _metadata(pdf)
     stored = store_file(user_id=caller.user_id, page_url=pdf.final_url, body=pdf.document, folder=PDFS,
                         extension="pdf", content_type=CONTENT_TYPE, metadata=metadata)
-    return with_warnings({"metadata": metadata, "permanentUrl": stored.public_url, "fileId": stored.file_id},
-                         pdf.warnings)
+    return stored_data(stored, metadata, pdf.warnings)
 
 
 def capture_pdf(caller: Caller, request: PdfRequest, accept: str | None) -> FileAnswer:

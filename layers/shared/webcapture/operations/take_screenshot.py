@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from webcapture import egress
-from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.screenshot import Screenshot, take_screenshot
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import ScreenshotRequest
-from webcapture.operations.file_answers import FileAnswer, MadeFile, answer_with_file
+from webcapture.operations.file_answers import FileAnswer, MadeFile, answer_with_file, stored_data
 from webcapture.stored_files import store_image
 
 
@@ -34,8 +33,7 @@ def _stored_data(caller: Caller, shot: Screenshot) -> dict[str, Any]:
     metadata = _metadata(shot)
     stored = store_image(user_id=caller.user_id, page_url=shot.final_url, image=shot.image,
                          image_format=shot.format, metadata=metadata)
-    return with_warnings({"metadata": metadata, "permanentUrl": stored.public_url, "fileId": stored.file_id},
-                         shot.warnings)
+    return stored_data(stored, metadata, shot.warnings)
 
 
 def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str | None) -> FileAnswer:

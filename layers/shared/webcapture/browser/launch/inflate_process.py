@@ -28,9 +28,9 @@ TRUNCATED = 3
 LZ4_SUFFIX = ".lz4"
 ZSTD_SUFFIX = ".zst"
 # Small pieces cost less than large ones: each is a fresh bytes object, and the larger ones come from fresh
-# pages (page faults, zeroing) every time. lz4 reading 4 MB at a time (8 MB out) took 0.72 s of CPU for
-# Chromium and 0.38 s for Node, 128 KB at a time 0.50 s and 0.29 s; zstd writing 4 MB at a time took
-# 0.64 s for Node, 1 MB at a time 0.50 s (docs/benchmarks.md, "Sixth round").
+# pages (page faults, zeroing) every time. lz4 reading 4 MB at a time (8 MB out) takes 0.72 s of CPU for
+# Chromium and 0.38 s for Node, 128 KB at a time 0.50 s and 0.29 s; zstd writing 4 MB at a time takes
+# 0.64 s for Node, 1 MB at a time 0.50 s (docs/benchmarks.md, "Unpacking").
 _CHUNK = 1 << 20
 _LZ4_READ = 1 << 17
 

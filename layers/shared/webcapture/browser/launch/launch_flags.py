@@ -25,8 +25,8 @@ LAMBDA_FLAGS: tuple[str, ...] = (
     # Lambda has no GPU. No GL switch: without a GPU Chromium composites pages with Skia's software
     # rasteriser and runs WebGL on SwiftShader (shipped beside the binary), so pages that draw with WebGL
     # are captured as they look. Forcing everything through SwiftShader (--use-gl=angle
-    # --use-angle=swiftshader, the flags before issue 12) cost every capture about a third more CPU, WebGL
-    # or not; --use-angle=swiftshader-webgl is about as fast (docs/benchmarks.md, "GL mode and capture
+    # --use-angle=swiftshader) costs every capture about a third more CPU, WebGL or not;
+    # --use-angle=swiftshader-webgl is about as fast (docs/benchmarks.md, "GL mode and capture
     # time"). Current Chromium runs WebGL on SwiftShader only with this switch (Playwright passes it too;
     # here so that WebGL does not depend on Playwright's list). Running the GPU service in the browser
     # process saves a process.
@@ -45,11 +45,10 @@ LAMBDA_FLAGS: tuple[str, ...] = (
     # Headless has no print preview; its component only costs start-up time.
     "--disable-print-preview",
     # No zygote: each renderer is a fresh exec of the binary. The zygote (renderers forked already
-    # initialised) saved a warm capture of a plain page about a quarter of its browser CPU, but with it
-    # Chromium sometimes died with SIGSEGV at launch at a cold start: 11 times in about 230 cold starts,
-    # none in 77 without it side by side (docs/benchmarks.md, "Launch crashes with the zygote"). Session 6
-    # saw it without the zygote too and traced it to a getenv/setenv race inside Chromium, avoided since
-    # (lifecycle._browser_env); the zygote may be worth measuring again. Without it the browser also
-    # starts sooner, which the cold start needs.
+    # initialised) saves a warm capture of a plain page about a quarter of its browser CPU, but with it
+    # Chromium died with SIGSEGV at launch in 11 of about 230 cold starts, none in 77 without it side by
+    # side (docs/benchmarks.md, "Launch crashes"). The crash is a getenv/setenv race inside Chromium, seen
+    # without the zygote too, which lifecycle._browser_env avoids; with that, the zygote's warm CPU is worth
+    # measuring against the cold start. Without it the browser starts sooner, which the cold start needs.
     "--no-zygote",
 )

@@ -5,7 +5,7 @@ page, whose renderer process Chromium starts from scratch (docs/benchmarks.md, "
 goes"). That work needs nothing from the request but its context options, which a caller usually sends
 the same every time. So after each answer the browser worker makes one spare context and page, with the
 options of the request it just served, and the next request whose options are equal takes them instead of
-making its own; any other request closes the spare and makes its own, as before.
+making its own; any other request closes the spare and makes its own, as it would with no spare.
 
 The spare is as fresh as one made on demand: nothing has loaded in it (its page is the initial
 about:blank), and each spare serves one request, then is closed like any other context. Options that carry

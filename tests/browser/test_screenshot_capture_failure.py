@@ -24,6 +24,7 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     egress_allows_fixtures_fixture,
     fixture_server_fixture,
 )
+from tests.support.lambda_events import screenshot_event
 from webcapture.auth import api_keys
 from webcapture.auth.authorizer import authenticate
 
@@ -61,16 +62,7 @@ def screenshot(aws_resources: None, monkeypatch: pytest.MonkeyPatch) -> Iterator
     authorizer = authenticate(f"Bearer {key}")
 
     def call(url: str) -> dict[str, Any]:
-        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "image/png"}
-        body = {"url": url, "screenshotOptions": {"fullPage": False}}
-        event = {
-            "resource": "/v1/web/screenshot", "path": "/v1/web/screenshot", "httpMethod": "POST",
-            "headers": headers, "multiValueHeaders": {k: [v] for k, v in headers.items()},
-            "queryStringParameters": None, "multiValueQueryStringParameters": None, "pathParameters": None,
-            "stageVariables": None, "isBase64Encoded": False, "body": json.dumps(body),
-            "requestContext": {"resourcePath": "/v1/web/screenshot", "httpMethod": "POST", "stage": "v1",
-                               "requestId": str(uuid.uuid4()), "authorizer": authorizer},
-        }
+        event = screenshot_event(key, authorizer, {"url": url, "screenshotOptions": {"fullPage": False}})
         context = LambdaContext("ScreenshotFunction", 2048, time.monotonic() + 30, str(uuid.uuid4()),
                                 "arn:aws:lambda:us-east-1:123456789012:function:ScreenshotFunction")
         answer: dict[str, Any] = handler(event, context)
