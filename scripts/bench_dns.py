@@ -10,7 +10,7 @@ loopback DNS server (WEBCAPTURE_EGRESS_DNS_SERVER): in one variant it holds ever
 (a resolver that has to ask upstream), in the other it answers at once (the host in its cache). Medians;
 the ratio is slow / cached (target: within 1.2x).
 
-    python scripts/bench_dns.py [--runs 9] [--delay-ms 300] [--write-docs]
+    python scripts/bench_dns.py [--runs 9] [--delay-ms 100] [--write-docs]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--delay-ms", type=int, default=300)
+    parser.add_argument("--delay-ms", type=int, default=100)
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args()
     names = MapResolver({HOST: ["127.0.0.2"]})

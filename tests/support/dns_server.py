@@ -29,7 +29,7 @@ class DnsServer:
         self.resolver = resolver
         self.delay_s = delay_s
         self.queries: list[tuple[str, int]] = []
-        self._answers: dict[tuple[object, str], list[str] | None] = {}
+        self._answers: dict[tuple[tuple[str, int], str], list[str] | None] = {}
         self._lock = threading.Lock()
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self._sock.bind((host, 0))
@@ -60,11 +60,11 @@ class DnsServer:
             else:
                 self._send(reply, client)
 
-    def _send(self, reply: bytes, client: object) -> None:
+    def _send(self, reply: bytes, client: tuple[str, int]) -> None:
         with contextlib.suppress(OSError):  # the server stopped while the answer was held back
-            self._sock.sendto(reply, client)  # type: ignore[arg-type]
+            self._sock.sendto(reply, client)
 
-    def _reply(self, packet: bytes, client: object) -> bytes:
+    def _reply(self, packet: bytes, client: tuple[str, int]) -> bytes:
         ident, _flags, _qd, _an, _ns, _ar = _HEADER.unpack_from(packet)
         labels, offset = [], _HEADER.size
         while packet[offset]:

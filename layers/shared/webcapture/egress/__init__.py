@@ -16,6 +16,9 @@ for host:port), http1 (the proxy's HTTP), proxy, chromium, refusals, edge.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
+from webcapture import request_scope
 from webcapture.egress.addresses import Verdict, classify
 from webcapture.egress.chromium import (
     SERVICE_WORKERS,
@@ -42,10 +45,29 @@ from webcapture.egress.refusals import (
 )
 from webcapture.egress.resolver import HostAnswers, Resolver
 
+# The targets this request has checked: the operation checks before it reserves credits and the browser
+# core again before it loads, and the request's one lookup must serve both. Tied to the request's scope
+# object, so nothing is carried over to another request.
+_checked: ContextVar[tuple[request_scope.RequestScope, dict[str, Route]] | None] = ContextVar(
+    "webcapture_checked_targets", default=None
+)
+
 
 def check_target(url: str) -> Route:
-    """The edge check (edge.py) with the resolver the container's proxy uses: both ask the same one."""
-    return _check_target(url, container_resolver())
+    """The edge check (edge.py) with the resolver the container's proxy uses: both ask the same one. Within
+    a request, a URL already checked answers with the route it got."""
+    scope = request_scope.current()
+    held = _checked.get()
+    if scope is not None and (held is None or held[0] is not scope):
+        held = (scope, {})
+        _checked.set(held)
+    known = held[1] if scope is not None and held is not None else None
+    if known is not None and url in known:
+        return known[url]
+    route = _check_target(url, container_resolver())
+    if known is not None:
+        known[url] = route
+    return route
 
 
 def chromium_args() -> list[str]:
