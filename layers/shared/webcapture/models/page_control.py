@@ -140,7 +140,10 @@ def _cookie_text(kind: str, text: str, *, name: bool) -> None:
 
 class Cookie(StrictModel):
     name: Annotated[str, Field(min_length=1, max_length=MAX_COOKIE_NAME_VALUE_BYTES)]
-    value: Annotated[str, Field(max_length=MAX_COOKIE_NAME_VALUE_BYTES)]
+    value: Annotated[str, Field(
+        max_length=MAX_COOKIE_NAME_VALUE_BYTES,
+        description="name and value together at most 4096 bytes (UTF-8), as Chromium accepts",
+    )]
     domain: Annotated[str, Field(min_length=1, max_length=253)] | None = None
     path: Annotated[str, Field(min_length=1, max_length=MAX_COOKIE_ATTRIBUTE_BYTES)] | None = None
     secure: bool | None = None
