@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
+.PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean bench-dns
 .PHONY: load soak openapi
 
 # The venv is exactly requirements.lock (hashes checked; --no-deps: the lock already holds every dependency,
@@ -91,6 +91,11 @@ bench-cold: install
 # The warm capture against a baseline build, f538ae6 (scripts/bench_warm.py), into docs/benchmarks.md.
 bench-warm: install
 	$(BIN)/python scripts/bench_warm.py --write-docs
+
+# A page with 60 resources on a slow-resolving host against the host in the resolver's cache
+# (scripts/bench_dns.py), into docs/benchmarks/dns.md.
+bench-dns: install
+	$(BIN)/python scripts/bench_dns.py --write-docs
 
 # Chromium's GL modes against capture time and WebGL (scripts/bench_gl.py), into docs/benchmarks.md.
 bench-gl: install

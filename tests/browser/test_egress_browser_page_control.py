@@ -14,7 +14,7 @@ from tests.support.egress_names import CANARY
 from tests.support.egress_site import Baseline
 from webcapture.browser import load_page, take_screenshot
 from webcapture.egress import RefusalLog, refusal_log
-from webcapture.errors import NavigationFailed
+from webcapture.errors import UrlNotAllowed
 from webcapture.models.requests import AiExtractRequest, ScreenshotRequest
 
 pytest_plugins = ["tests.support.egress_browser"]
@@ -46,7 +46,7 @@ def test_an_injected_url_aimed_inside_is_refused(
         "internal": (f"http://internal.test:{g.port}/inject", "internal.test"),
         "metadata": ("http://169.254.169.254/latest/meta-data/", "169.254.169.254"),
     }[where]
-    with pytest.raises(NavigationFailed, match=kind):
+    with pytest.raises(UrlNotAllowed, match=rf"^{kind}\[0\]\.url: "):  # the caller's to change: a 400
         load(g.site.url("/page/plain"), **{kind: [{"url": target}]})
     assert host in refused_hosts(refusals)  # Chromium asked the proxy, which said no
     guard.assert_untouched()

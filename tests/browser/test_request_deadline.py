@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,26 +122,23 @@ def test_the_handler_takes_its_deadline_from_the_lambda_context(aws_resources: N
 
 
 @pytest.fixture
-def slow_system_dns(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
-    """The system resolver, stuck (as a DNS server that never answers): released after the test."""
+def stuck_dns() -> Iterator[Callable[[str], list[str]]]:
+    """A resolver that never answers in time (as a DNS server that never answers): released after the test."""
     release = threading.Event()
 
     def stuck(name: str) -> list[str]:
         release.wait(10)
         return ["93.184.215.14"]
 
-    previous = resolver.set_resolver_hook(None)
-    monkeypatch.setattr(resolver, "_system", stuck)
-    yield release
+    yield stuck
     release.set()
-    resolver.set_resolver_hook(previous)
 
 
-def test_dns_check_stops_at_the_request_deadline(slow_system_dns: threading.Event) -> None:
+def test_dns_check_stops_at_the_request_deadline(stuck_dns: Callable[[str], list[str]]) -> None:
     with scoped(scope_with(0.3)), pytest.raises(NavigationTimeout, match=r"example\.test"):
-        resolver.resolve_blocking("example.test")
+        resolver.resolve_blocking("example.test", stuck_dns)
     with scoped(scope_with(-0.1)), pytest.raises(NavigationTimeout):
-        resolver.resolve_blocking("example.test")
+        resolver.resolve_blocking("example.test", stuck_dns)
 
 
 def test_dns_check_without_a_tight_deadline_keeps_its_own_limit_meaning() -> None:

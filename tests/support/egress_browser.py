@@ -11,7 +11,7 @@ browser core wired to a proxy whose connector is a spy (load with
 - The browser runs with the container's real launch path, but the proxy is one whose connector is the
   suite's spy: it records every connection attempt and never connects outside 127.0.0.0/8, so nothing
   can leave the machine even if the guard were broken (169.254.169.254 is never contacted).
-- Names (resolver hook): public.test -> site, internal.test -> canary, metadata.test -> 169.254.169.254,
+- Names (a loopback DNS server the guard asks): public.test -> site, internal.test -> canary, metadata.test -> 169.254.169.254,
   rebind.test (public for the first lookup, the canary after), flip.test (public until the site has served /page/rebind,
   its page, the canary after).
 """
@@ -22,13 +22,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.dns_server import answering
 from tests.support.egress_names import CANARY, PUBLIC
 from tests.support.egress_resolvers import MapResolver, SpyConnector, rebinding
 from tests.support.egress_servers import CanaryServer
 from tests.support.egress_site import Baseline, GuardedBrowser, Site, V6Canary
-from webcapture import egress
 from webcapture.browser import lifecycle
 from webcapture.egress import EgressProxy
+from webcapture.egress.proxy import use_proxy_server
 from webcapture.settings import get_settings
 
 
@@ -48,17 +49,17 @@ def guarded_browser() -> Iterator[GuardedBrowser]:
     )
     spy = SpyConnector()
     proxy = EgressProxy(connector=spy)
-    with pytest.MonkeyPatch.context() as patch, egress.resolver_hook(resolver):
+    with pytest.MonkeyPatch.context() as patch, answering(resolver):
         patch.setenv("WEBCAPTURE_EGRESS_ALLOW", f"{PUBLIC}/32")  # the site only, never the canary
         get_settings.cache_clear()
         # The browser keeps the proxy it was launched with: relaunch it on ours, and again afterwards.
         lifecycle.shutdown_browser()
-        previous = egress.use_proxy_server(proxy)
+        previous = use_proxy_server(proxy)
         try:
             yield GuardedBrowser(canary, canary6, site, spy, resolver, proxy)
         finally:
             lifecycle.shutdown_browser()
-            egress.use_proxy_server(previous)
+            use_proxy_server(previous)
             proxy.stop()
             get_settings.cache_clear()
             site.stop()

@@ -1,6 +1,6 @@
 """Pytest fixtures for the egress tests; load with `pytest_plugins = ["tests.support.egress_fixtures"]`.
 
-Names the test resolver knows (all under the reserved .test TLD):
+Names the test resolver knows (a loopback DNS server the guard is configured to ask) (all under the reserved .test TLD):
   public.test     -> 127.0.0.2 (the public fixture, allowed by the test allow-list)
   internal.test   -> 127.0.0.1 (the canary)
   metadata.test   -> 169.254.169.254
@@ -16,10 +16,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.dns_server import answering
 from tests.support.egress_names import CANARY, EXAMPLE_PUBLIC, PUBLIC, ProxyUnderTest
 from tests.support.egress_resolvers import MapResolver, SpyConnector, rebinding
 from tests.support.egress_servers import Servers
-from webcapture.egress import EgressProxy, RefusalLog, refusal_log, resolver_hook
+from webcapture.egress import EgressProxy, RefusalLog, refusal_log
 from webcapture.egress.proxy import Timeouts
 from webcapture.settings import get_settings
 
@@ -54,7 +55,7 @@ def egress_dns() -> Iterator[MapResolver]:
             "example.test": [EXAMPLE_PUBLIC],
         }
     )
-    with resolver_hook(resolver):
+    with answering(resolver):
         yield resolver
 
 

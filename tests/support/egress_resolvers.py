@@ -1,4 +1,5 @@
-"""Resolver hooks and a connector spy for the egress tests (install with webcapture.egress.resolver_hook).
+"""Test resolvers and a connector spy for the egress tests (a resolver answers behind the loopback DNS server
+of tests/support/dns_server.py, or is passed to the proxy or the resolver functions directly).
 
 Test names use the reserved .test TLD; a name the map does not know fails like NXDOMAIN, so a test never
 asks real DNS.
@@ -25,7 +26,7 @@ def rebinding(first: Sequence[str], then: Sequence[str]) -> Callable[[int], Sequ
 
 
 class MapResolver:
-    """A resolver hook from a dict of name -> addresses (or -> function of the lookup count)."""
+    """A resolver from a dict of name -> addresses (or -> function of the lookup count)."""
 
     def __init__(self, mapping: dict[str, Answer]) -> None:
         self.mapping = {name.lower(): answer for name, answer in mapping.items()}

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from playwright.sync_api import BrowserContext
 
+from tests.support.dns_server import answering
 from tests.support.egress_resolvers import Answer, MapResolver
 from webcapture import egress
 from webcapture.browser import lifecycle
@@ -31,7 +32,7 @@ def fixture_names(refused: tuple[str, ...] = (REFUSED_THIRD_PARTY,)) -> Iterator
     mapping.update({name: ["169.254.169.254"] for name in refused})
     mapping.setdefault(REFUSED_THIRD_PARTY, ["127.0.0.1"])
     resolver = MapResolver(mapping)
-    with egress.resolver_hook(resolver):
+    with answering(resolver):
         yield resolver
 
 

@@ -1,4 +1,5 @@
-"""The decision for host:port (ports, mixed answers, allow-list) and the resolver with its test hook."""
+"""The decision for host:port (ports, mixed answers, allow-list), the resolvers (passed in, the system's, a
+configured DNS server) and a request's remembered answers."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ from typing import Any
 
 import pytest
 
+from tests.support.dns_server import answering
 from tests.support.egress_resolvers import MapResolver, rebinding
 from webcapture.egress.policy import CHROMIUM_UNSAFE_HIGH_PORTS, EgressRefused, port_allowed, route
 from webcapture.egress.resolver import (
+    HostAnswers,
     HostUnresolved,
+    default_resolver,
     resolve,
     resolve_async,
     resolve_blocking,
-    resolver_hook,
-    set_resolver_hook,
+    system_resolver,
 )
 
 pytest_plugins = ["tests.support.egress_fixtures"]
@@ -42,33 +45,31 @@ def test_a_public_literal_needs_no_lookup() -> None:
     def fail(name: str) -> list[str]:
         raise AssertionError(f"looked up {name}")
 
-    with resolver_hook(fail):
-        found = route(IPv4Address("93.184.216.34"), 443)
+    found = route(IPv4Address("93.184.216.34"), 443, fail)
     assert found.addresses == (IPv4Address("93.184.216.34"),) and not found.resolved
 
 
 def test_a_name_is_resolved_once_and_every_address_kept_in_order() -> None:
     resolver = MapResolver({"two.test": ["93.184.216.34", "2606:4700::1", "93.184.216.34"]})
-    with resolver_hook(resolver):
-        found = route("two.test", 443)
+    found = route("two.test", 443, resolver)
     assert found.addresses == (ip_address("93.184.216.34"), ip_address("2606:4700::1"))
     assert resolver.calls["two.test"] == 1 and found.resolved
 
 
 def test_mixed_answers_are_refused_even_with_a_public_address_first() -> None:
     answers = MapResolver({"mixed.test": ["93.184.216.34", "10.0.0.1"]})
-    with resolver_hook(answers), pytest.raises(EgressRefused) as caught:
-        route("mixed.test", 443)
+    with pytest.raises(EgressRefused) as caught:
+        route("mixed.test", 443, answers)
     assert (caught.value.reason, caught.value.address) == ("private", ip_address("10.0.0.1"))
 
 
 def test_port_rule_applies_to_public_addresses_but_not_allow_listed_ones(egress_allow_public: None) -> None:
-    with resolver_hook(MapResolver({"public.test": ["127.0.0.2"], "example.test": ["93.184.216.34"]})):
-        assert route("public.test", 25).port == 25  # allow-listed: any port (test servers use ephemeral ones)
-        with pytest.raises(EgressRefused) as caught:
-            route("example.test", 25)
-        assert caught.value.reason == "port" and caught.value.address is None
-        assert route("example.test", 8443).port == 8443
+    names = MapResolver({"public.test": ["127.0.0.2"], "example.test": ["93.184.216.34"]})
+    assert route("public.test", 25, names).port == 25  # allow-listed: any port (test servers use ephemeral ones)
+    with pytest.raises(EgressRefused) as caught:
+        route("example.test", 25, names)
+    assert caught.value.reason == "port" and caught.value.address is None
+    assert route("example.test", 8443, names).port == 8443
 
 
 def test_the_allow_list_comes_from_the_environment(egress_allow_public: None) -> None:
@@ -79,33 +80,65 @@ def test_the_allow_list_comes_from_the_environment(egress_allow_public: None) ->
 
 @pytest.mark.parametrize("name", ["localhost", "LOCALHOST.", "api.localhost", "a.b.localhost"])
 def test_localhost_names_are_loopback_without_asking_dns(name: str) -> None:
-    with resolver_hook(MapResolver({})):  # would fail any lookup
-        assert IPv4Address("127.0.0.1") in resolve(name)
+    assert IPv4Address("127.0.0.1") in resolve(name, MapResolver({}))  # which would fail any lookup
     with pytest.raises(EgressRefused) as caught:
         route(name.lower(), 80)
     assert caught.value.reason == "loopback"
 
 
 def test_unknown_names_and_empty_answers_do_not_resolve() -> None:
-    with resolver_hook(MapResolver({"empty.test": []})):
-        with pytest.raises(HostUnresolved):
-            resolve("nothing.test")
-        with pytest.raises(HostUnresolved):
-            resolve("empty.test")
+    names = MapResolver({"empty.test": []})
+    with pytest.raises(HostUnresolved):
+        resolve("nothing.test", names)
+    with pytest.raises(HostUnresolved):
+        resolve("empty.test", names)
 
 
-def test_the_hook_can_rebind_and_is_restored_afterwards() -> None:
-    resolver = MapResolver({"rebind.test": rebinding(["93.184.216.34"], ["127.0.0.1"])})
-    previous = set_resolver_hook(resolver)
-    try:
+def test_a_configured_dns_server_answers_every_lookup_and_can_rebind() -> None:
+    names = MapResolver({
+        "rebind.test": rebinding(["93.184.216.34"], ["127.0.0.1"]),
+        "both.test": ["93.184.216.34", "2606:4700::1"],
+        "empty.test": [],
+    })
+    with answering(names) as server:
+        assert default_resolver() is not system_resolver
         assert resolve("rebind.test") == (ip_address("93.184.216.34"),)
         assert resolve("rebind.test") == (ip_address("127.0.0.1"),)
-    finally:
-        set_resolver_hook(previous)
-    assert previous is None
+        assert set(resolve("both.test")) == {ip_address("93.184.216.34"), ip_address("2606:4700::1")}
+        for name in ("nothing.test", "empty.test"):
+            with pytest.raises(HostUnresolved):
+                resolve(name)
+    assert server.lookups("rebind.test") == 2 and names.calls["rebind.test"] == 2
+    assert default_resolver() is system_resolver
 
 
-def test_without_a_hook_the_system_resolver_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_requests_answers_look_each_host_up_once_failures_included() -> None:
+    names = MapResolver({"one.test": ["93.184.216.34"]})
+    answers = HostAnswers(names)
+
+    async def many() -> list[object]:
+        lookups = [answers.resolve(name) for name in ["one.test", "ONE.test."] * 30 + ["none.test"] * 30]
+        return await asyncio.gather(*lookups, return_exceptions=True)
+
+    results = asyncio.run(many())
+    assert results[:60] == [(ip_address("93.184.216.34"),)] * 60
+    assert all(isinstance(result, HostUnresolved) for result in results[60:])
+    assert names.calls == {"one.test": 1, "none.test": 1}
+    assert answers.lookups == {"one.test": 1, "none.test": 1}
+
+
+def test_answers_are_the_requests_own() -> None:
+    names = MapResolver({"flip.test": rebinding(["93.184.216.34"], ["10.0.0.1"])})
+    first, second = HostAnswers(names), HostAnswers(names)
+    second.seed("seeded.test", (ip_address("93.184.216.35"),))
+    assert asyncio.run(first.resolve("flip.test")) == (ip_address("93.184.216.34"),)
+    assert asyncio.run(second.resolve("flip.test")) == (ip_address("10.0.0.1"),)  # asked again, not shared
+    assert asyncio.run(second.resolve("seeded.test")) == (ip_address("93.184.216.35"),)
+    with pytest.raises(HostUnresolved):
+        asyncio.run(first.resolve("seeded.test"))
+
+
+def test_by_default_the_system_resolver_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
 
     def fake_getaddrinfo(host: str, port: Any, *args: Any, **kwargs: Any) -> list[Any]:

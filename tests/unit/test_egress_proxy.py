@@ -18,9 +18,11 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.support.dns_server import answering
 from tests.support.egress_client import (
     connect,
     get,
@@ -40,12 +42,9 @@ from webcapture.egress import (
     RefusalLog,
     chromium_args,
     proxy_server,
-    resolver_hook,
-    set_resolver_hook,
-    stop_proxy_server,
 )
 from webcapture.egress.addresses import IPAddress
-from webcapture.egress.proxy import Streams, Timeouts
+from webcapture.egress.proxy import Streams, Timeouts, stop_proxy_server
 from webcapture.settings import get_settings
 
 pytest_plugins = ["tests.support.egress_fixtures"]
@@ -270,11 +269,42 @@ def test_dns_rebinding_gets_no_second_lookup(
     assert_untouched(servers, proxy)
 
 
+def test_a_scope_looks_each_host_up_once_and_keeps_the_answer(
+    servers: Servers, proxy: ProxyUnderTest, egress_dns: MapResolver, refusals: RefusalLog
+) -> None:
+    # One request's listener: 60 connections to one host arrive together and pay one lookup; rebind.test
+    # would answer the canary on a second lookup, so every connection landing on the public fixture shows
+    # they all used the first, checked answer. An unresolvable name fails once, and stays failed.
+    scope = proxy.proxy.open_scope()
+    try:
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            answers = list(pool.map(
+                lambda _: get(scope.url, f"http://rebind.test:{servers.port}/hello"), range(60)))
+            missing = list(pool.map(lambda _: get(scope.url, "http://nowhere.test/"), range(10)))
+        assert {(a.status, a.body) for a in answers} == {(200, b"hello from public")}
+        assert {m.headers[HEADER] for m in missing} == {"unresolved"}
+        assert egress_dns.calls["rebind.test"] == 1 and egress_dns.calls["nowhere.test"] == 1
+        assert scope.answers.lookups == {"rebind.test": 1, "nowhere.test": 1}
+        assert len(servers.public.requests) == 60 and refusals.refusals == ()
+    finally:
+        scope.close()
+    # Another request's scope asks afresh (and gets the rebound answer: nothing is shared between them).
+    other = proxy.proxy.open_scope()
+    try:
+        assert get(other.url, f"http://rebind.test:{servers.port}/hello").status == 403
+    finally:
+        other.close()
+    assert egress_dns.calls["rebind.test"] == 2
+    with pytest.raises(OSError):
+        socket.create_connection(proxy_address(scope.url), timeout=1).close()  # closed with its context
+    assert_untouched(servers, proxy)
+
+
 def test_dns_rebinding_through_the_system_resolver(
     servers: Servers, proxy: ProxyUnderTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The same with no hook: the system resolver itself answers public, then internal. Any lookup other than
-    # the proxy's one (asyncio's, the connector's) would also see the internal answer.
+    # The same with no configured DNS server: the system resolver itself answers public, then internal. Any
+    # lookup other than the proxy's one (asyncio's, the connector's) would also see the internal answer.
     real = socket.getaddrinfo
     lookups: list[str] = []
 
@@ -286,15 +316,13 @@ def test_dns_rebinding_through_the_system_resolver(
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0))]
 
     monkeypatch.setattr(socket, "getaddrinfo", rebinding_getaddrinfo)
-    previous = set_resolver_hook(None)
-    try:
-        response, sock = connect(proxy.url, f"sysrebind.test:{servers.port}")
-        with sock:
-            assert response.status == 200
-            sock.sendall(b"GET /hello HTTP/1.1\r\nHost: sysrebind.test\r\nConnection: close\r\n\r\n")
-            assert read_to_close(sock).endswith(b"hello from public")
-    finally:
-        set_resolver_hook(previous)
+    monkeypatch.delenv("WEBCAPTURE_EGRESS_DNS_SERVER")  # no configured server: the system resolver
+    get_settings.cache_clear()
+    response, sock = connect(proxy.url, f"sysrebind.test:{servers.port}")
+    with sock:
+        assert response.status == 200
+        sock.sendall(b"GET /hello HTTP/1.1\r\nHost: sysrebind.test\r\nConnection: close\r\n\r\n")
+        assert read_to_close(sock).endswith(b"hello from public")
     assert lookups == ["sysrebind.test"]
     assert_untouched(servers, proxy)
 
@@ -459,7 +487,7 @@ def test_proxy_server_starts_once_on_loopback(default_proxy: None, servers: Serv
     assert f"--proxy-server={first}" in chromium_args()
     assert [t.name for t in threading.enumerate()].count("webcapture-egress-proxy") == 1
     assert next(t for t in threading.enumerate() if t.name == "webcapture-egress-proxy").daemon
-    with resolver_hook(MapResolver({})):
+    with answering(MapResolver({})):
         response = get(first, f"http://127.0.0.1:{servers.port}/")
     assert response.status == 403 and servers.canary.connections == 0
 

@@ -96,6 +96,9 @@ class Settings:
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
+    # "address:port" of a DNS server the egress guard asks instead of the system resolver (development and
+    # tests: a loopback server that maps test names, answers slowly or rebinds). Unset in production.
+    egress_dns_server: str | None = None
 
     # AI provider (CONTRACT 9)
     openai_api_key: str | None = None
@@ -142,6 +145,7 @@ class Settings:
             browser_recycle_after=_count("WEBCAPTURE_BROWSER_RECYCLE_AFTER", cls.browser_recycle_after),
             spare_context=_flag("WEBCAPTURE_SPARE_CONTEXT", cls.spare_context),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
+            egress_dns_server=_optional("WEBCAPTURE_EGRESS_DNS_SERVER"),
             openai_api_key=_optional("OPENAI_API_KEY"),
             openai_api_key_secret=_optional("OPENAI_API_KEY_SECRET"),
             openai_base_url=_optional("OPENAI_BASE_URL"),

@@ -137,6 +137,8 @@ def issues_from(error: ValidationError, model: type[BaseModel]) -> list[dict[str
 
 # CONTRACT 16: JSON nested deeper than this is refused before it can exhaust the interpreter's stack.
 MAX_JSON_DEPTH = 64
+# Digits in one JSON integer, at most (the largest number any field takes has 13).
+MAX_NUMBER_DIGITS = 1000
 
 
 def _refuse_constant(name: str) -> Any:
@@ -157,6 +159,18 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+class _NumberTooLong(ValueError):
+    pass
+
+
+def _integer(text: str) -> int:
+    # No field takes a number anywhere near this long; refusing it here answers before the decoder's own
+    # limit on integer conversion would (whose message names an interpreter setting).
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _NumberTooLong(text[:20])
+    return int(text)
+
+
 def parse_json_body(raw: str | bytes | None, max_bytes: int) -> Any:
     """The decoded JSON body: 413 over the limit, 400 when it is not strict UTF-8 JSON (CONTRACT 5, 16)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else (raw or b"")
@@ -169,11 +183,16 @@ def parse_json_body(raw: str | bytes | None, max_bytes: int) -> Any:
     if not text.strip():
         raise InvalidJson("Request body is empty; send a JSON object")
     try:
-        payload = json.loads(text, parse_constant=_refuse_constant)
+        payload = json.loads(text, parse_constant=_refuse_constant, parse_int=_integer)
     except RecursionError:
         payload, too_deep = None, True
-    except ValueError as exc:
+    except _NumberTooLong:
+        raise InvalidJson(f"Request body has a number longer than {MAX_NUMBER_DIGITS} digits") from None
+    except json.JSONDecodeError as exc:
         raise InvalidJson(f"Request body is not valid JSON: {exc}") from None
+    except ValueError:
+        # Anything else the decoder refuses: its words could name our implementation, ours do not.
+        raise InvalidJson("Request body is not valid JSON") from None
     else:
         too_deep = _depth(payload) > MAX_JSON_DEPTH
     if too_deep:

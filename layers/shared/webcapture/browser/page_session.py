@@ -16,7 +16,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -28,6 +28,7 @@ from webcapture.browser.page.navigation import navigated
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
 from webcapture.browser.page.page_control import PagePreparation
 from webcapture.browser.page.page_motion import MainFrameMotion, PageMoving
+from webcapture.browser.page.spare_context import new_context
 from webcapture.errors import NavigationFailed
 from webcapture.models.page_control import PageControl
 
@@ -65,14 +66,17 @@ def with_loaded_page(
 ) -> T:
     """Load url in a fresh context, prepare it as `control` asks (CONTRACT 14), and return
     action(loaded page), all within the request budget."""
-    egress.check_target(url)  # before any browser work: a refused target costs nothing
+    # Before any browser work: a refused target costs nothing. Its answer is the request's first.
+    target = egress.check_target(url)
     # The request's own deadline (fixed at handler entry), so DNS and metering come out of the same time.
     deadline = Deadline(max(int(request_scope.remaining_ms()), 0))
     current = host()
 
     def job() -> T:  # on the browser worker, which also counts the request towards recycling
         try:
-            return _attempts(current, url, wait_time_ms, action, setup or PageSetup(), control, deadline)
+            return _attempts(
+                current, url, target, wait_time_ms, action, setup or PageSetup(), control, deadline
+            )
         finally:
             current.note_use()
 
@@ -87,15 +91,23 @@ def with_loaded_page(
         raise deadline.expired() from None
 
 
-def _attempts(current: BrowserHost, url: str, wait_time_ms: int, action: Callable[[LoadedPage], T],
-              setup: PageSetup, control: PageControl | None, deadline: Deadline) -> T:
+def _attempts(
+    current: BrowserHost,
+    url: str,
+    target: egress.Route,
+    wait_time_ms: int,
+    action: Callable[[LoadedPage], T],
+    setup: PageSetup,
+    control: PageControl | None,
+    deadline: Deadline,
+) -> T:
     attempt = 1
     while True:
         browser = current.browser(deadline)
         with watchdog(deadline, current.kill_browser) as dog:
             try:
                 return _in_fresh_context(
-                    current, browser, url, wait_time_ms, action, setup, control, deadline
+                    current, browser, url, target, wait_time_ms, action, setup, control, deadline
                 )
             except Exception as exc:
                 if dog.fired.is_set():
@@ -128,6 +140,7 @@ def _in_fresh_context(
     current: BrowserHost,
     browser: Browser,
     url: str,
+    target: egress.Route,
     wait_time_ms: int,
     action: Callable[[LoadedPage], T],
     setup: PageSetup,
@@ -144,7 +157,10 @@ def _in_fresh_context(
     }
     # The context and page made for this request between requests, if they fit it (spare_context).
     spare = current.spare.take(browser, options)
-    context = spare[0] if spare is not None else browser.new_context(**options)
+    context, scope = (spare[0], spare[2]) if spare is not None else new_context(browser, options)
+    if target.resolved:
+        # The edge already looked the target's host up and checked it: the proxy uses that answer.
+        scope.answers.seed(target.host, target.addresses)
     try:
         # Any Playwright call below without its own timeout still stops at the budget.
         context.set_default_timeout(deadline.timeout_ms())
@@ -177,7 +193,12 @@ def _in_fresh_context(
     finally:
         # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
         # down. Nothing of the page reaches a later request either way: every request has its own context.
-        current.after_answer(lambda: close_quietly(context))
+        current.after_answer(lambda: _close(context, scope))
+
+
+def _close(context: BrowserContext, scope: egress.ProxyScope) -> None:
+    close_quietly(context)
+    scope.close()
 
 
 def _prepared(preparation: PagePreparation, action: Callable[[LoadedPage], T]) -> Callable[[LoadedPage], T]:

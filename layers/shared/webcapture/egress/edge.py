@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import NoReturn
 
 from webcapture.egress.hosts import HostError, parse_url, split_scheme
-from webcapture.egress.policy import EgressRefused, route
+from webcapture.egress.policy import EgressRefused, Route, route
 from webcapture.egress.refusals import Refusal, record_refusal
-from webcapture.egress.resolver import HostUnresolved
+from webcapture.egress.resolver import HostUnresolved, Resolver
 from webcapture.errors import NavigationFailed, UrlNotAllowed
 
 
-def check_target(url: str) -> None:
+def check_target(url: str, resolver: Resolver | None = None) -> Route:
     """Raise UrlNotAllowed unless the URL is http(s) and every address of its host is allowed.
 
     An IP literal (in any spelling) costs no lookup. A name is resolved once, time-limited; a name that
@@ -34,7 +34,7 @@ def check_target(url: str) -> None:
     except HostError:
         _refuse(url, "", None, "invalid-host", "The URL's host is not valid")
     try:
-        route(target.host, target.port)
+        return route(target.host, target.port, resolver)
     except EgressRefused as refused:
         if refused.reason == "port":
             message = f"Port {target.port} is not allowed"

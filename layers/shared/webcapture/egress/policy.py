@@ -17,13 +17,13 @@ on the allow-list (development and tests) may use any port.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
 from webcapture.egress.addresses import ALLOWED_LISTED, IPAddress, allow_networks, classify
 from webcapture.egress.hosts import Host, host_text
-from webcapture.egress.resolver import resolve_async, resolve_blocking
+from webcapture.egress.resolver import Resolver, resolve_blocking
 from webcapture.settings import get_settings
 
 WEB_PORTS: Final = frozenset({80, 443})
@@ -70,14 +70,17 @@ def judge(host: str, port: int, addresses: Iterable[IPAddress], *, resolved: boo
     return Route(host, port, tuple(dict.fromkeys(targets)), resolved)
 
 
-def route(host: Host, port: int) -> Route:
+def route(host: Host, port: int, resolver: Resolver | None = None) -> Route:
     """Resolve (blocking, time-limited) and judge."""
     if isinstance(host, str):
-        return judge(host, port, resolve_blocking(host), resolved=True)
+        return judge(host, port, resolve_blocking(host, resolver), resolved=True)
     return judge(host_text(host), port, (host,), resolved=False)
 
 
-async def route_async(host: Host, port: int) -> Route:
+async def route_async(
+    host: Host, port: int, lookup: Callable[[str], Awaitable[tuple[IPAddress, ...]]]
+) -> Route:
+    """Resolve with `lookup` (the request's remembered answers, or a fresh lookup) and judge."""
     if isinstance(host, str):
-        return judge(host, port, await resolve_async(host), resolved=True)
+        return judge(host, port, await lookup(host), resolved=True)
     return judge(host_text(host), port, (host,), resolved=False)

@@ -14,6 +14,11 @@ and the proxy never parses bodies. The cost is a new upstream connection per pla
 (most of the web) goes through CONNECT tunnels, inside which Chromium keeps its own keep-alive and HTTP/2.
 
 Runs in a daemon thread with its own event loop, so it serves Chromium whatever the handler's thread does.
+
+Each request's browser context gets a listener of its own (`open_scope`): connections that arrive there
+share that request's `HostAnswers`, so a host is looked up once for the request (failures included) and
+every connection to it goes to the addresses checked then. Nothing is shared between scopes; a scope is
+closed with its context. Connections on the main listener (a context without a scope) resolve each time.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ import logging
 import socket
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from ipaddress import IPv6Address, ip_address
 from typing import Any, Final
 
@@ -43,11 +49,12 @@ from webcapture.egress.http1 import (
 )
 from webcapture.egress.policy import EgressRefused, Route, route_async
 from webcapture.egress.refusals import REFUSED, TIMED_OUT, UNREACHABLE, UNRESOLVED, Refusal, record_refusal
-from webcapture.egress.resolver import HostUnresolved
+from webcapture.egress.resolver import HostAnswers, HostUnresolved, Resolver, resolve_async
 from webcapture.settings import get_settings
 
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 Connector = Callable[[IPAddress, int], Awaitable[Streams]]
+Lookup = Callable[[str], Awaitable[tuple[IPAddress, ...]]]
 
 CHUNK: Final = 64 * 1024
 _log = logging.getLogger(__name__)
@@ -84,8 +91,31 @@ class _Clock:
         self.last = self._loop.time()
 
 
+@dataclass
+class ProxyScope:
+    """One request's listener on the proxy: `url` for the context's proxy option, `answers` its lookups."""
+
+    url: str
+    answers: HostAnswers
+    _server: asyncio.Server
+    _loop: asyncio.AbstractEventLoop
+    _open_ports: set[int]
+    _closed: bool = field(default=False)
+
+    def close(self) -> None:
+        """Stop listening (the context is gone); idempotent, from any thread, without waiting."""
+        if self._closed:
+            return
+        self._closed = True
+        self._open_ports.discard(self._server.sockets[0].getsockname()[1])
+        with contextlib.suppress(RuntimeError):  # the proxy's loop already stopped
+            self._loop.call_soon_threadsafe(self._server.close)
+
+
 class EgressProxy:
-    """One proxy on 127.0.0.1, in its own thread and event loop. `start()` returns its URL."""
+    """One proxy on 127.0.0.1, in its own thread and event loop. `start()` returns its URL.
+
+    `resolver`: where names are looked up (default: the system resolver, or the configured DNS server)."""
 
     def __init__(
         self,
@@ -94,15 +124,18 @@ class EgressProxy:
         port: int = 0,
         connector: Connector = open_tcp,
         timeouts: Timeouts | None = None,
+        resolver: Resolver | None = None,
     ) -> None:
         self._bind = (host, port)
         self._connector = connector
         self._timeouts = timeouts or Timeouts()
+        self._resolver = resolver
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._address: tuple[str, int] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._scope_ports: set[int] = set()
 
     @property
     def url(self) -> str:
@@ -125,6 +158,27 @@ class EgressProxy:
                 raise failure[0]
             self._thread = thread
             return self.url
+
+    @property
+    def resolver(self) -> Resolver | None:
+        return self._resolver
+
+    def open_scope(self) -> ProxyScope:
+        """A listener of its own for one request's context, with the request's own host answers."""
+        self.start()
+        loop = self._loop
+        assert loop is not None
+        answers = HostAnswers(self._resolver)
+
+        async def listen() -> asyncio.Server:
+            return await asyncio.start_server(
+                partial(self._accept, answers=answers), self._bind[0], 0, limit=HEAD_LIMIT
+            )
+
+        server = asyncio.run_coroutine_threadsafe(listen(), loop).result(timeout=10)
+        host, port = server.sockets[0].getsockname()[:2]
+        self._scope_ports.add(port)
+        return ProxyScope(f"http://{host}:{port}", answers, server, loop, self._scope_ports)
 
     def stop(self) -> None:
         with self._lock:
@@ -163,12 +217,14 @@ class EgressProxy:
             loop.run_until_complete(server.wait_closed())
             loop.close()
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _accept(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, answers: HostAnswers | None = None
+    ) -> None:
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
         try:
-            await self._serve(reader, writer)
+            await self._serve(reader, writer, answers)
         except Exception:  # one broken connection must never take the proxy down
             _log.debug("egress proxy connection failed", exc_info=True)
         finally:
@@ -178,7 +234,9 @@ class EgressProxy:
 
     # One connection ---------------------------------------------------------------------------------
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, answers: HostAnswers | None
+    ) -> None:
         try:
             # asyncio.timeout, not wait_for: no extra task per connection (fewer event-loop turns).
             async with asyncio.timeout(self._timeouts.head):
@@ -189,13 +247,14 @@ class EgressProxy:
         except (HeadError, TimeoutError, ConnectionError, asyncio.IncompleteReadError):
             await send(writer, status_response(400, "bad-request", "Bad request"))
             return
+        lookup = answers.resolve if answers is not None else partial(resolve_async, resolver=self._resolver)
         if head.method == "CONNECT":
-            await self._tunnel(head, reader, writer)
+            await self._tunnel(head, reader, writer, lookup)
         else:
-            await self._forward(head, reader, writer)
+            await self._forward(head, reader, writer, lookup)
 
     async def _tunnel(
-        self, head: RequestHead, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, head: RequestHead, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, lookup: Lookup
     ) -> None:
         try:
             host_raw, port = split_host_port(head.target, None)
@@ -203,14 +262,14 @@ class EgressProxy:
         except HostError:
             await self._refuse(writer, EgressRefused(head.target, None, "invalid-host"), head.target)
             return
-        upstream = await self._connect(host, port, writer, url=None)
+        upstream = await self._connect(host, port, writer, lookup, url=None)
         if upstream is None:
             return
         await send(writer, b"HTTP/1.1 200 Connection Established\r\n\r\n")
         await self._relay(reader, writer, *upstream, http=False)
 
     async def _forward(
-        self, head: RequestHead, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, head: RequestHead, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, lookup: Lookup
     ) -> None:
         # Chromium sends plain http:// requests in absolute form; https, ws and wss always arrive as CONNECT.
         if head.target[:7].lower() != "http://":
@@ -221,7 +280,7 @@ class EgressProxy:
         except HostError:
             await self._refuse(writer, EgressRefused(head.target, None, "invalid-host"), head.target)
             return
-        upstream = await self._connect(target.host, target.port, writer, url=head.target)
+        upstream = await self._connect(target.host, target.port, writer, lookup, url=head.target)
         if upstream is None:
             return
         up_reader, up_writer = upstream
@@ -229,11 +288,11 @@ class EgressProxy:
         await self._relay(reader, writer, up_reader, up_writer, http=True)
 
     async def _connect(
-        self, host: Host, port: int, writer: asyncio.StreamWriter, *, url: str | None
+        self, host: Host, port: int, writer: asyncio.StreamWriter, lookup: Lookup, *, url: str | None
     ) -> Streams | None:
         """Resolve, judge, connect; on any failure answer the client and return None."""
         try:
-            route = await route_async(host, port)
+            route = await route_async(host, port, lookup)
             self._refuse_self(route)
         except EgressRefused as refused:
             await self._refuse(writer, refused, url)
@@ -275,7 +334,7 @@ class EgressProxy:
         if self._address is None:
             return
         own = ip_address(self._address[0])
-        if route.port == self._address[1] and own in route.addresses:
+        if (route.port == self._address[1] or route.port in self._scope_ports) and own in route.addresses:
             raise EgressRefused(route.host, route.port, "proxy-loop", own)
 
     async def _refuse(self, writer: asyncio.StreamWriter, refused: EgressRefused, url: str | None) -> None:
@@ -366,6 +425,20 @@ def proxy_server() -> str:
         if _default is None:
             _default = EgressProxy()
         return _default.start()
+
+
+def open_scope() -> ProxyScope:
+    """A listener of the container's proxy for one request's context (see EgressProxy.open_scope)."""
+    proxy_server()
+    assert _default is not None
+    return _default.open_scope()
+
+
+def container_resolver() -> Resolver | None:
+    """The resolver the container's proxy uses, for the edge check to ask the same one."""
+    proxy_server()
+    assert _default is not None
+    return _default.resolver
 
 
 def use_proxy_server(proxy: EgressProxy | None) -> EgressProxy | None:

@@ -119,16 +119,65 @@ class WaitForSelector(StrictModel):
         return "visible" if self.visible else "hidden" if self.hidden else "attached"
 
 
+# Chromium's own cookie limits (net/cookies/cookie_constants.h): name and value together at most 4096
+# bytes, an attribute value (path, domain) at most 1024. A cookie over them is refused by the browser.
+MAX_COOKIE_NAME_VALUE_BYTES = 4096
+MAX_COOKIE_ATTRIBUTE_BYTES = 1024
+# What RFC 6265 and Chromium allow in a name or value: no control character, no ';' (and no '=' in a
+# name), no surrounding blanks (the browser trims them and then refuses a name that changed).
+_COOKIE_FORBIDDEN = frozenset(chr(c) for c in (*range(0x20), 0x7F)) | {";"}
+
+
+def _cookie_text(kind: str, text: str, *, name: bool) -> None:
+    forbidden = _COOKIE_FORBIDDEN | ({"="} if name else set())
+    if any(ch in forbidden for ch in text):
+        what = "control characters, ';' or '='" if name else "control characters or ';'"
+        raise PydanticCustomError("custom", f"A cookie {kind} cannot contain {what}", {"field": kind})
+    if text != text.strip(" \t"):
+        message = f"A cookie {kind} cannot start or end with a blank"
+        raise PydanticCustomError("custom", message, {"field": kind})
+
+
 class Cookie(StrictModel):
-    name: Annotated[str, Field(min_length=1, max_length=256)]
-    value: Annotated[str, Field(max_length=4096)]
+    name: Annotated[str, Field(min_length=1, max_length=MAX_COOKIE_NAME_VALUE_BYTES)]
+    value: Annotated[str, Field(
+        max_length=MAX_COOKIE_NAME_VALUE_BYTES,
+        description="name and value together at most 4096 bytes (UTF-8), as Chromium accepts",
+    )]
     domain: Annotated[str, Field(min_length=1, max_length=253)] | None = None
-    path: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
+    path: Annotated[str, Field(min_length=1, max_length=MAX_COOKIE_ATTRIBUTE_BYTES)] | None = None
     secure: bool | None = None
     httpOnly: bool | None = None
     sameSite: Literal["Strict", "Lax", "None"] | None = None
     # Unix seconds; strict float still takes an int and refuses true/false (lax would read them as 1/0).
     expires: Annotated[float, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _as_chromium_accepts(self) -> Cookie:
+        _cookie_text("name", self.name, name=True)
+        _cookie_text("value", self.value, name=False)
+        if len(self.name.encode()) + len(self.value.encode()) > MAX_COOKIE_NAME_VALUE_BYTES:
+            raise PydanticCustomError(
+                "custom",
+                f"A cookie's name and value together are at most {MAX_COOKIE_NAME_VALUE_BYTES} bytes (UTF-8)",
+                {"field": "value"},
+            )
+        if self.path is not None:
+            if not self.path.startswith("/"):
+                raise PydanticCustomError("custom", "A cookie path starts with /", {"field": "path"})
+            if len(self.path.encode()) > MAX_COOKIE_ATTRIBUTE_BYTES or any(
+                ch in _COOKIE_FORBIDDEN for ch in self.path
+            ):
+                raise PydanticCustomError(
+                    "custom",
+                    f"A cookie path is at most {MAX_COOKIE_ATTRIBUTE_BYTES} bytes, without control "
+                    "characters or ';'",
+                    {"field": "path"},
+                )
+        if self.sameSite == "None" and self.secure is not True:
+            # Chromium drops a SameSite=None cookie that is not Secure.
+            raise PydanticCustomError("custom", "sameSite None needs secure: true", {"field": "secure"})
+        return self
 
 
 class Credentials(StrictModel):
@@ -162,6 +211,12 @@ class PageControl(StrictModel):
     rejectResourceTypes: list[ResourceType] = Field(default_factory=list)
     rejectRequestPattern: Annotated[list[GlobPattern], Field(max_length=50)] = Field(default_factory=list)
     headers: Annotated[dict[HeaderName, HeaderValue], Field(max_length=30)] = Field(default_factory=dict)
+    # Where `headers` go: "origin", requests to the target's own origin (as `authenticate`'s credentials);
+    # "all", every request the page makes, to any origin (a caller's token would reach ad servers and CDNs).
+    headersScope: Annotated[Literal["origin", "all"], Field(
+        description="origin (default): headers go only to requests for the target URL's origin; all: to "
+                    "every request the page makes, on any origin"
+    )] = "origin"
     cookies: Annotated[list[Cookie], Field(max_length=50)] = Field(default_factory=list)
     userAgent: UserAgent | None = None
     authenticate: Credentials | None = None

@@ -179,12 +179,16 @@ PAPER_INCHES: dict[str, tuple[float, float]] = {
 # The units Chromium's printing understands (Playwright and Puppeteer pass these through): a bare number
 # is pixels. Other CSS units (em, %, pt) would be refused by the browser only after the page loaded.
 _INCHES_PER_UNIT = {"px": 1 / 96, "in": 1.0, "cm": 1 / 2.54, "mm": 1 / 25.4}
-_CSS_LENGTH = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(px|in|cm|mm)?")
+# ASCII digits only: Chromium's printing parses lengths with ASCII digits, and Python's \d would also take
+# Arabic-Indic or full-width ones (U+0661, U+FF11) that the browser refuses after the page has loaded.
+_CSS_LENGTH = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(px|in|cm|mm)?", re.ASCII)
 
 
 def _check_css_length(value: str) -> str:
     if not _CSS_LENGTH.fullmatch(value.strip().lower()):
-        raise PydanticCustomError("custom", "Expected a length such as 10px, 1.5cm, 0.5in or 20mm")
+        raise PydanticCustomError(
+            "custom", "Expected a length in ASCII digits such as 10px, 1.5cm, 0.5in or 20mm"
+        )
     return value.strip().lower()
 
 
@@ -207,14 +211,16 @@ class PdfMargin(_Strict):
 
 
 # Chromium's page ranges: "1-5, 8, 11-13", open ends allowed ("-3", "4-"), pages counted from 1.
-_PAGE_RANGE = re.compile(r"\s*(?:(\d+)\s*-\s*(\d*)|-\s*(\d+)|(\d+))\s*")
+_PAGE_RANGE = re.compile(
+    r"[ \t]*(?:([0-9]+)[ \t]*-[ \t]*([0-9]*)|-[ \t]*([0-9]+)|([0-9]+))[ \t]*", re.ASCII
+)
 
 
 def _check_page_ranges(value: str) -> str:
     for part in value.split(","):
         match = _PAGE_RANGE.fullmatch(part)
         if not match:
-            raise PydanticCustomError("custom", "Expected page ranges such as 1-5, 8, 11-13")
+            raise PydanticCustomError("custom", "Expected page ranges in ASCII digits such as 1-5, 8, 11-13")
         numbers = [int(n) for n in match.groups() if n]
         if 0 in numbers:
             raise PydanticCustomError("custom", "Pages are counted from 1")

@@ -85,7 +85,7 @@ def context_options(setup: PageSetup, control: PageControl | None, url: str) -> 
         return options
     if control.userAgent is not None:
         options["user_agent"] = control.userAgent
-    if control.headers:
+    if control.headers and control.headersScope == "all":
         options["extra_http_headers"] = dict(control.headers)
     if control.authenticate is not None:
         # Answered for the target's origin only: a third-party frame or image that challenges gets nothing.
@@ -114,6 +114,8 @@ def prepare_context(context: BrowserContext, control: PageControl | None, url: s
         return
     if control.cookies:
         _add_cookies(context, control, url)
+    if control.headers and control.headersScope == "origin":
+        _send_headers_to_origin(context, dict(control.headers), target_origin(url))
     if control.rejectResourceTypes:
         rejected = frozenset(control.rejectResourceTypes)
 
@@ -136,6 +138,24 @@ def prepare_context(context: BrowserContext, control: PageControl | None, url: s
         ad_blocking.enable_ad_blocking(context, url)
     if control.blockCookieBanners:
         cookie_banners.enable_cookie_banner_handling(context)
+
+
+def _send_headers_to_origin(context: BrowserContext, headers: dict[str, str], origin: str) -> None:
+    """The caller's headers on requests for `origin` only: a frame, image or script of another origin gets
+    none of them (a caller's token must not reach ad servers and CDNs)."""
+
+    names = {name.lower() for name in headers}
+
+    def with_headers(route: Route) -> None:
+        request = route.request
+        if target_origin(request.url) == origin:
+            # The caller's value replaces the page's own for the same name, as extra headers do.
+            kept = {name: value for name, value in request.headers.items() if name.lower() not in names}
+            route.fallback(headers={**kept, **headers})
+        else:
+            route.fallback()
+
+    context.route("**/*", with_headers)
 
 
 def _abort(route: Route) -> None:
@@ -163,10 +183,32 @@ def _add_cookies(context: BrowserContext, control: PageControl, url: str) -> Non
         cookies.append(entry)
     try:
         context.add_cookies(cookies)
-    except PlaywrightError as exc:
-        # A cookie Chromium refuses (sameSite None without secure, say): the caller's to fix.
-        message = (exc.message or str(exc)).splitlines()[0]
-        raise RequestValidationError([{"code": "custom", "path": ["cookies"], "message": message}]) from None
+    except PlaywrightError:
+        # A cookie the browser refuses that the request model let through: find which one, alone, so the
+        # issue names it (path ["cookies", i, field]) in our words rather than the driver's.
+        index, field = _refused_cookie(context, cookies)
+        raise RequestValidationError([{
+            "code": "custom", "path": ["cookies", index, field],
+            "message": f"The browser refuses this cookie's {field} for {host or 'the target'}",
+        }]) from None
+
+
+def _refused_cookie(context: BrowserContext, cookies: list[Any]) -> tuple[int, str]:
+    for index, cookie in enumerate(cookies):
+        try:
+            context.add_cookies([cookie])
+        except PlaywrightError as exc:
+            return index, _cookie_field(exc.message or str(exc))
+    return 0, "domain"  # refused together only: the pair's domains disagree with the target
+
+
+def _cookie_field(message: str) -> str:
+    """The cookie field the browser's refusal is about, from its words (domain when it does not say)."""
+    lowered = message.lower()
+    for name in ("samesite", "secure", "expires", "path", "name", "value"):
+        if name in lowered:
+            return "sameSite" if name == "samesite" else name
+    return "domain"
 
 
 def close_quietly(context: BrowserContext) -> None:

@@ -16,11 +16,12 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from webcapture import egress
 from webcapture.browser.budget import MIN_STEP_MS, Deadline
 from webcapture.browser.filters import ad_blocking, cookie_banners
 from webcapture.browser.page.lazy_content import scroll_through
 from webcapture.browser.page.network_idle import InFlightRequests
-from webcapture.errors import ElementNotFound, NavigationFailed, NavigationTimeout
+from webcapture.errors import ElementNotFound, NavigationFailed, NavigationTimeout, UrlNotAllowed
 from webcapture.models.page_control import PageControl
 
 # With bestAttempt, the waits stop this long before the budget ends, so the capture still fits.
@@ -139,7 +140,33 @@ def _inject(page: Page, control: PageControl, deadline: Deadline) -> None:
         for index, tag in enumerate(tags):
             limit = max(deadline.remaining_ms - capture_reserve_ms(deadline), MIN_STEP_MS)
             if failure := page.evaluate(_INJECT_JS, [kind, tag.content, tag.url, limit]):
+                if tag.url is not None:
+                    # A URL the egress policy refuses is the caller's to change (400 URL_NOT_ALLOWED, as for
+                    # the target itself); any other failure is the page's (502).
+                    try:
+                        egress.check_target(tag.url)
+                    except UrlNotAllowed as refused:
+                        raise UrlNotAllowed(f"{kind}[{index}].url: {refused.message}") from None
                 raise NavigationFailed(f"{kind}[{index}] failed: {tag.url} {failure}")
+
+
+# The selector is the browser's own querySelector's, as for hideSelectors and screenshotOptions.selector:
+# Playwright's css= engine parses and matches selectors itself, and a deeply nested one (15 levels of
+# :is(), 60 :not() on a large page) kept it busy past the budget although the element was there. Visible
+# is Playwright's sense: rendered with a non-empty box and not visibility:hidden.
+_SELECTOR_STATE_JS = """
+([selector, state]) => {
+  const element = document.querySelector(selector);
+  if (state === "attached") return element !== null;
+  let visible = false;
+  if (element !== null && element.checkVisibility({visibilityProperty: true})) {
+    const box = element.getBoundingClientRect();
+    visible = box.width > 0 && box.height > 0;
+  }
+  return state === "visible" ? visible : !visible;
+}
+"""
+_SELECTOR_POLL_MS = 50
 
 
 def _wait_for_selector(page: Page, control: PageControl, deadline: Deadline, warnings: list[str]) -> None:
@@ -148,7 +175,10 @@ def _wait_for_selector(page: Page, control: PageControl, deadline: Deadline, war
     budget = _best_attempt_ms(deadline) if control.bestAttempt else deadline.timeout_ms()
     timeout = min(wait.timeout, budget) if wait.timeout else budget  # 0: no limit but the budget's
     try:
-        page.wait_for_selector(f"css={wait.selector}", state=wait.state, timeout=max(timeout, 1))
+        page.wait_for_function(
+            _SELECTOR_STATE_JS, arg=[wait.selector, wait.state], polling=_SELECTOR_POLL_MS,
+            timeout=max(timeout, 1),
+        )
     except PlaywrightTimeoutError:
         message = f"waitForSelector '{wait.selector}' ({wait.state}) not satisfied within {round(timeout)} ms"
         if not control.bestAttempt:

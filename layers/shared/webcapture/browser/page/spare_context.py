@@ -23,6 +23,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page
 
+from webcapture import egress
 from webcapture.browser.page.page_context import close_quietly
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,22 @@ class _Spare:
     browser: Browser
     context: BrowserContext
     page: Page
+    scope: egress.ProxyScope
+
+    def close(self) -> None:
+        close_quietly(self.context)
+        self.scope.close()
+
+
+def new_context(browser: Browser, options: dict[str, Any]) -> tuple[BrowserContext, egress.ProxyScope]:
+    """A context whose requests go through a proxy listener of its own: its host answers are this
+    context's, so one request's lookups are never another's (webcapture.egress.proxy)."""
+    scope = egress.open_scope()
+    try:
+        return browser.new_context(**options, proxy={"server": scope.url}), scope
+    except BaseException:
+        scope.close()
+        raise
 
 
 class SpareContext:
@@ -54,7 +71,9 @@ class SpareContext:
         # The options of the last request served: what the next spare is made with.
         self._wanted: tuple[str, dict[str, Any]] | None = None
 
-    def take(self, browser: Browser, options: dict[str, Any]) -> tuple[BrowserContext, Page] | None:
+    def take(
+        self, browser: Browser, options: dict[str, Any]
+    ) -> tuple[BrowserContext, Page, egress.ProxyScope] | None:
         """The spare's context and page if they were made with these options in this browser and are
         intact; otherwise None (a spare that does not fit is closed)."""
         key = options_key(options)
@@ -63,8 +82,8 @@ class SpareContext:
         if spare is None:
             return None
         if key == spare.key and spare.browser is browser and _alive(spare.page):
-            return spare.context, spare.page
-        close_quietly(spare.context)
+            return spare.context, spare.page, spare.scope
+        spare.close()
         return None
 
     def prepare(self, browser: Browser) -> None:
@@ -73,20 +92,22 @@ class SpareContext:
         if self._spare is not None or self._wanted is None:
             return
         key, options = self._wanted
-        context: BrowserContext | None = None
+        made: tuple[BrowserContext, egress.ProxyScope] | None = None
         try:
-            context = browser.new_context(**options)
-            self._spare = _Spare(key, browser, context, context.new_page())
+            made = new_context(browser, options)
+            context, scope = made
+            self._spare = _Spare(key, browser, context, context.new_page(), scope)
         except Exception as exc:
             log.info("no spare context: %r", exc)
-            if context is not None:
-                close_quietly(context)
+            if made is not None:
+                close_quietly(made[0])
+                made[1].close()
 
     def discard(self) -> None:
         """Close the spare, if any (the browser is going away, or the worker is shutting down)."""
         spare, self._spare = self._spare, None
         if spare is not None:
-            close_quietly(spare.context)
+            spare.close()
 
 
 def _alive(page: Page) -> bool:
