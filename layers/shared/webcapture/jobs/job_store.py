@@ -216,7 +216,7 @@ def create_job(new: NewJob) -> Job:
             job_item["keyHash"] = new.caller.key_hash
         if new.webhook is not None:
             job_item["webhook"] = new.webhook
-        writes: list[dict[str, Any]] = [
+        writes: list[Any] = [
             {
                 "Put": {
                     "TableName": get_settings().jobs_table,
@@ -420,7 +420,7 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
         "ttl": ttl,
         **_result_body(job.job_id, index, outcome),
     }
-    writes: list[dict[str, Any]] = [
+    writes: list[Any] = [
         {
             "Update": {
                 "TableName": table,

@@ -10,7 +10,7 @@ from typing import Any
 from webcapture import egress
 from webcapture.auth.caller import Caller
 from webcapture.credits import cost_of
-from webcapture.errors import NotFound, ServiceUnavailable
+from webcapture.errors import NavigationFailed, NotFound, ServiceUnavailable, UrlNotAllowed
 from webcapture.jobs import idempotency, job_store
 from webcapture.jobs.batch_request import parse_batch
 from webcapture.jobs.job_store import AlreadyExists, Job, NewJob, Outcome
@@ -36,7 +36,7 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         if earlier is not None:
             return Submitted(earlier, repeated=True)
     if batch.webhook is not None:
-        egress.check_target(batch.webhook.url)  # 400 URL_NOT_ALLOWED before anything is written
+        _check_webhook_url(batch.webhook.url)
     new = NewJob(
         job_id=str(uuid.uuid4()),
         caller=caller,
@@ -77,6 +77,15 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         _abandon(job, sent)
         raise ServiceUnavailable("The batch could not be queued; retry") from None
     return Submitted(job, repeated=False)
+
+
+def _check_webhook_url(url: str) -> None:
+    """400 URL_NOT_ALLOWED, before anything is written, for a webhook the egress policy refuses, or whose
+    host does not resolve (no delivery could ever reach it)."""
+    try:
+        egress.check_target(url)
+    except NavigationFailed:
+        raise UrlNotAllowed("The webhook URL's host could not be resolved") from None
 
 
 def _earlier_job(record_pk: str, payload_hash: str) -> Job | None:
