@@ -75,3 +75,13 @@ def messages_held(api: LocalApi, name_contains: str = "") -> int:
                                                      "ApproximateNumberOfMessagesNotVisible",
                                                      "ApproximateNumberOfMessagesDelayed"))
     return total
+
+
+def drained(api: LocalApi, name_contains: str, give_up_s: float) -> int:
+    """What the queues still hold once they have drained, or when give_up_s has passed (a wait bound): a
+    message whose worker was killed after its item finished comes back after the visibility timeout, and
+    is then acknowledged without running again."""
+    deadline = time.monotonic() + give_up_s
+    while (held := messages_held(api, name_contains)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return held
