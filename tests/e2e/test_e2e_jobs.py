@@ -6,8 +6,12 @@ credits land in moto's DynamoDB, and webhooks reach a loopback receiver that ver
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +32,7 @@ from webcapture.auth import api_keys
 from webcapture.settings import get_settings
 
 CREDITS = 5_000
+CLI = str(Path(sys.executable).with_name("webcapture"))
 CANARY_HOST = "127.0.0.3"  # inside like any internal service: only 127.0.0.1 is allowed to this stack
 
 
@@ -220,3 +225,21 @@ def test_an_idempotency_key_reused_with_another_body(api: LocalApi, site: Fixtur
     assert other.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
     wait_until_settled(api, first.json()["data"]["jobId"], give_up_s=300)
     assert credits_left(api) == before - 1  # one job, charged once
+
+
+def test_the_cli_submits_ndjson_and_waits_with_a_progress_bar(api: LocalApi, site: FixtureHttpServer,
+                                                             tmp_path: Path) -> None:
+    bodies = tmp_path / "pages.ndjson"
+    bodies.write_text("".join(json.dumps({"url": site.url(f"/links.html?cli={i}")}) + "\n" for i in range(3))
+                      + "\n")  # a blank line is skipped
+    env = {**os.environ, "WEBCAPTURE_API_URL": api.url, "WEBCAPTURE_API_KEY": api.api_key}
+    run = subprocess.run([CLI, "batch", str(bodies), "--operation", "links", "--wait"], env=env,
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    shown = json.loads(run.stdout)
+    assert (shown["status"], shown["completed"]) == ("completed", 3)
+    assert [r["index"] for r in shown["results"]] == [0, 1, 2]
+    assert "] 3/3 completed" in run.stderr
+    again = subprocess.run([CLI, "job", shown["jobId"]], env=env, capture_output=True, text=True, timeout=120,
+                           check=False)
+    assert again.returncode == 0 and json.loads(again.stdout)["completed"] == 3

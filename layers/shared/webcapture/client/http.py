@@ -115,13 +115,14 @@ def progress(label: str, stream: TextIO | None = None) -> Iterator[None]:
             out.flush()
 
 
-def call(api_url: str, api_key: str, path: str, body: dict[str, Any], *, accept: str = "application/json",
+def call(api_url: str, api_key: str, path: str, body: dict[str, Any] | None, *,
+         accept: str = "application/json", method: str = "POST", headers: dict[str, str] | None = None,
          ) -> Answer:
-    """POST body to the API; an error answer raises CliFailure with its one-line message."""
+    """Send body (POST by default) to the API; an error answer raises CliFailure with its one-line message."""
     request = urllib.request.Request(  # noqa: S310 - the API URL is the user's own configuration
-        api_url + path, data=json.dumps(body).encode(), method="POST",
+        api_url + path, data=None if body is None else json.dumps(body).encode(), method=method,
         headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json", "Accept": accept,
-                 "User-Agent": USER_AGENT},
+                 "User-Agent": USER_AGENT, **(headers or {})},
     )
     answer = _send(request)
     if answer.status >= 400:
