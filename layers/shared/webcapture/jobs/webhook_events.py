@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from webcapture.envelopes import utc_timestamp
-from webcapture.jobs.job_store import Job, Outcome
+from webcapture.jobs.job_store import Job, Outcome, get_job
 from webcapture.jobs.work_queue import send_webhook_event
 from webcapture.settings import get_settings
 
@@ -57,6 +57,7 @@ def job_finished(job: Job) -> None:
 def item_finished(job: Job, index: int, outcome: Outcome) -> None:
     if not _subscribed(job, "item.completed"):
         return
+    job = get_job(job.job_id) or job  # the counts with this item in them
     payload = _payload(job, "item.completed", job.status)
     payload["index"] = index
     payload["itemStatus"] = outcome.status
