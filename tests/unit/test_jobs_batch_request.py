@@ -61,3 +61,9 @@ def test_the_body_s_own_fields(payload: dict[str, Any], path: list[Any], code: s
 
 def test_a_body_that_is_not_an_object() -> None:
     assert issues_of([1, 2])[0]["path"] == []
+
+
+def test_a_lone_surrogate_in_metadata_is_measured_and_made_storable() -> None:
+    batch = parse_batch({"operation": "links", "requests": [{"url": "https://a.example"}],
+                         "webhook": {"url": "https://h.example", "metadata": {"note": "half \ud800 pair"}}})
+    assert batch.webhook is not None and batch.webhook.metadata == {"note": "half \ufffd pair"}

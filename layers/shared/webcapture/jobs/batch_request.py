@@ -21,6 +21,7 @@ from webcapture.models.requests import (
     ScreenshotRequest,
     _check_target_url,
 )
+from webcapture.unicode_text import well_formed
 from webcapture.validation import received_type, validate_request
 
 MAX_ITEMS = 1_000
@@ -173,6 +174,10 @@ def _requests(
     return value, timeouts
 
 
+def _json_bytes(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
 def _webhook(payload: dict[str, Any], issues: list[dict[str, Any]]) -> Webhook | None:
     value = payload.get("webhook")
     if value is None:
@@ -226,7 +231,7 @@ def _webhook(payload: dict[str, Any], issues: list[dict[str, Any]]) -> Webhook |
     metadata = value.get("metadata", {})
     if not isinstance(metadata, dict):
         issues.append(_type_issue(["webhook", "metadata"], "object", metadata))
-    elif len(json.dumps(metadata, separators=(",", ":"), ensure_ascii=False).encode()) > MAX_METADATA_BYTES:
+    elif _json_bytes(metadata) > MAX_METADATA_BYTES:
         issues.append(
             {
                 "code": "custom",
@@ -236,6 +241,8 @@ def _webhook(payload: dict[str, Any], issues: list[dict[str, Any]]) -> Webhook |
         )
     if len(issues) > before:
         return None
+    # A lone surrogate (JSON allows "\ud800") cannot be stored or sent as UTF-8: U+FFFD instead.
+    metadata = json.loads(well_formed(json.dumps(metadata, ensure_ascii=False)))
     return Webhook(url=str(url), events=tuple(dict.fromkeys(events)), metadata=metadata)
 
 

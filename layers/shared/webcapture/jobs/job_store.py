@@ -29,6 +29,7 @@ from webcapture.aws import dynamodb_client, dynamodb_table, s3_client
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import Unauthorized, UsageExceeded
 from webcapture.settings import get_settings
+from webcapture.unicode_text import well_formed
 
 RETENTION = timedelta(days=7)
 FINAL = ("completed", "failed")
@@ -388,11 +389,12 @@ class Outcome:
 
 def _result_body(job_id: str, index: int, outcome: Outcome) -> dict[str, Any]:
     """The result's stored form: its JSON text inline, or in S3 when too large for an item."""
-    text = json.dumps(
+    # well_formed: a page's text may hold a lone surrogate, which no UTF-8 store can take.
+    text = well_formed(json.dumps(
         {"data": outcome.data} if outcome.data is not None else {"error": outcome.error},
         separators=(",", ":"),
         ensure_ascii=False,
-    )
+    ))
     if len(text.encode()) <= INLINE_RESULT_BYTES:
         return {"body": text}
     key = f"{RESULTS_PREFIX}{job_id}/{index:05d}.json"

@@ -21,6 +21,7 @@ from standardwebhooks import Webhook
 from webcapture.egress.hosts import HostError, parse_url
 from webcapture.egress.policy import EgressRefused, route
 from webcapture.egress.resolver import HostUnresolved
+from webcapture.unicode_text import well_formed
 
 USER_AGENT = "webcapture-webhooks/1"
 
@@ -45,7 +46,7 @@ def signed_headers(secret: str, event_id: str, body: str, moment: datetime) -> d
 
 def deliver(url: str, secret: str, event_id: str, payload: dict[str, Any], timeout_s: float) -> Attempt:
     """POST the event once."""
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    body = well_formed(json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
     try:
         target = parse_url(url)
         allowed = route(target.host, target.port)

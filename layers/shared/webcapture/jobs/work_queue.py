@@ -38,7 +38,6 @@ class ItemMessage:
                 "timeoutMs": self.timeout_ms,
             },
             separators=(",", ":"),
-            ensure_ascii=False,
         )
 
     @classmethod
@@ -85,7 +84,7 @@ def send_later(url: str, body: str, delay_s: int) -> None:
 
 def send_webhook_event(body: dict[str, Any], delay_s: int = 0) -> None:
     send_later(
-        get_settings().webhooks_queue, json.dumps(body, separators=(",", ":"), ensure_ascii=False), delay_s
+        get_settings().webhooks_queue, json.dumps(body, separators=(",", ":")), delay_s
     )
 
 
