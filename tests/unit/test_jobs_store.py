@@ -117,3 +117,17 @@ def test_concurrent_finishes_of_many_items_count_and_refund_exactly(jobs_aws: di
             break
         after = last
     assert pages == [list(range(15)), list(range(15, 30)), list(range(30, 40))]
+
+
+def test_a_transaction_refused_late_undoes_its_earlier_writes(jobs_aws: dict[str, str]) -> None:
+    """The refund's key is gone: the transaction's last write fails after the claim's `done` mark and the
+    result were applied in moto; they are undone, and the item finishes without the refund."""
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    job = job_store.create_job(new_job(caller_of(record), 1))
+    boto3.resource("dynamodb").Table(get_settings().api_keys_table).delete_item(Key={"keyHash": record.key_hash})
+    assert job_store.claim_item(job.job_id, 0, "only", 60_000) == "claimed"
+    assert job_store.finish_item(job, 0, "only", Outcome("failed", error={"code": "X", "message": "x"}))
+    results, _ = job_store.results_page(job.job_id, -1, 10)
+    assert [r["status"] for r in results] == ["failed"]
+    final = job_store.get_job(job.job_id)
+    assert final is not None and (final.failed, final.refunded) == (1, 1)
