@@ -83,6 +83,12 @@ soak: install
 bench-main-content: install
 	$(BIN)/python scripts/bench_main_content.py $(ARGS)
 
+# A batch of 100 screenshots against the same 100 sent synchronously, and the last item to its job.completed
+# webhook (scripts/bench_jobs.py), into docs/benchmarks/jobs.md.
+.PHONY: bench-jobs
+bench-jobs: install
+	$(BIN)/python scripts/bench_jobs.py --write-docs $(ARGS)
+
 # A browser function's cold start to its first screenshot, from the built layers in a fresh python3.12
 # (scripts/bench_cold.py; runs `make build` first when there is no build).
 bench-cold: install

@@ -27,12 +27,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="warm containers per function, like Lambda's concurrency (default %(default)s)")
     parser.add_argument("--no-prewarm", action="store_true",
                         help="start no container before the first request of each function")
+    parser.add_argument("--parameter", action="append", default=[], metavar="NAME=VALUE",
+                        help="a template parameter for this stack (JobsVisibilityTimeout=20, say)")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the addresses and key")
     args = parser.parse_args(argv)
 
     stack = LocalStack(host=args.host, port=args.port, aws_port=args.aws_port,
                        max_containers=args.max_containers, aws_endpoint=args.aws_endpoint,
-                       prewarm=not args.no_prewarm)
+                       prewarm=not args.no_prewarm,
+                       parameters=dict(p.split("=", 1) for p in args.parameter))
     stack.start()
     # Imported after start(): settings are read from the environment the stack has just set.
     from webcapture.auth.api_keys import create_key

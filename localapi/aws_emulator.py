@@ -57,6 +57,10 @@ class AwsEmulator:
 
     def create_resources(self, template: dict[str, Any], resolver: Resolver) -> None:
         create_template_resources(self._client("dynamodb"), self._client("s3"), template, resolver)
+        create_template_queues(self._client("sqs"), template, resolver)
+
+    def client(self, service: str) -> Any:
+        return self._client(service)
 
     def allow_public_reads(self, bucket: str, *prefixes: str) -> None:
         """What CloudFront's read grant is deployed: anyone may GET objects under the prefixes."""
@@ -79,3 +83,26 @@ def create_template_resources(dynamodb: Any, s3: Any, template: dict[str, Any], 
                 dynamodb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
         elif resource["Type"] == "AWS::S3::Bucket":
             s3.create_bucket(Bucket=name)
+
+
+_QUEUE_ATTRIBUTES = ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds",
+                     "ReceiveMessageWaitTimeSeconds")
+
+
+def local_queue_name(logical_id: str) -> str:
+    return f"webcapture-local-{logical_id}"
+
+
+def create_template_queues(sqs: Any, template: dict[str, Any], resolver: Resolver) -> None:
+    """Every SQS queue of the template with its attributes and redrive policy; dead-letter queues (the ones
+    no RedrivePolicy needs) first, so the others can name them."""
+    queues = {name: res.get("Properties", {}) for name, res in template.get("Resources", {}).items()
+              if res["Type"] == "AWS::SQS::Queue"}
+    for name in sorted(queues, key=lambda n: "RedrivePolicy" in queues[n]):
+        props = queues[name]
+        attributes = {k: str(resolver.resolve(props[k])) for k in _QUEUE_ATTRIBUTES if k in props}
+        if "RedrivePolicy" in props:
+            policy = resolver.resolve(props["RedrivePolicy"])
+            attributes["RedrivePolicy"] = json.dumps({"deadLetterTargetArn": policy["deadLetterTargetArn"],
+                                                      "maxReceiveCount": int(policy["maxReceiveCount"])})
+        sqs.create_queue(QueueName=local_queue_name(name), Attributes=attributes)

@@ -154,6 +154,34 @@ class ApiSpec:
     throttle: tuple[float, int] | None = None
 
 
+@dataclass(frozen=True)
+class QueueSource:
+    """An SQS event source of a function (Lambda's event source mapping), as the local API plays it."""
+
+    function: str  # logical id
+    queue: str  # the queue's logical id
+    batch_size: int
+    maximum_concurrency: int
+    partial_failures: bool  # FunctionResponseTypes has ReportBatchItemFailures
+
+
+def read_queue_sources(template: dict[str, Any], resolver: Resolver) -> list[QueueSource]:
+    sources = []
+    for name, res in _resources_of(template, "AWS::Serverless::Function").items():
+        for event in res["Properties"].get("Events", {}).values():
+            if event.get("Type") != "SQS":
+                continue
+            props = event["Properties"]
+            queue = props["Queue"]["Fn::GetAtt"][0]
+            scaling = props.get("ScalingConfig", {})
+            sources.append(QueueSource(
+                function=name, queue=queue, batch_size=int(resolver.resolve(props.get("BatchSize", 10))),
+                maximum_concurrency=int(resolver.resolve(scaling.get("MaximumConcurrency", 2))),
+                partial_failures="ReportBatchItemFailures" in props.get("FunctionResponseTypes", []),
+            ))
+    return sources
+
+
 def _resources_of(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
     return {name: res for name, res in template.get("Resources", {}).items() if res.get("Type") == kind}
 

@@ -7,11 +7,16 @@ API and the tests use must keep it too, or it would report overspending that pro
 
 from __future__ import annotations
 
+import copy
 import functools
 import threading
+from collections import defaultdict
 from typing import Any
 
+import moto.dynamodb.models as moto_models
 from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 
 _WRITES = ("put_item", "update_item", "delete_item", "transact_write_items")
@@ -21,6 +26,7 @@ _WRITES = ("put_item", "update_item", "delete_item", "transact_write_items")
 _HANDLER_WRITES = ("update_item",)
 _lock = threading.RLock()
 _applied = False
+_transactions_patched = False
 
 
 def make_dynamodb_writes_atomic() -> None:
@@ -38,3 +44,63 @@ def make_dynamodb_writes_atomic() -> None:
 
             setattr(owner, name, serialised)
     _applied = True
+    make_transactions_copy_only_their_items()
+
+
+class _TouchedItemsCopy:
+    """Stands in for the `copy` module inside moto's TransactWriteItems, whose rollback backup deep-copies
+    every table the transaction names, whole, on every call: a cost that grows with the table (a jobs
+    table holding thousands of results) and that real DynamoDB does not have. Under the writes' lock
+    nothing else changes a table meanwhile, so a backup needs its own copy only of the items this
+    transaction may change; the others are shared, unchanged."""
+
+    def __init__(self, keys: dict[str, list[dict[str, Any]]]) -> None:
+        self._keys = keys
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    def deepcopy(self, value: Any, memo: Any = None) -> Any:
+        if not isinstance(value, Table):
+            return copy.deepcopy(value, memo)
+        clone = copy.copy(value)
+        ranged = value.range_key_attr is not None
+        items: Any = defaultdict(dict)
+        for hash_value, stored in value.items.items():
+            items[hash_value] = dict(stored) if ranged else stored
+        for key in self._keys.get(value.name, []):
+            if value.hash_key_attr not in key:
+                continue
+            hash_value = DynamoType(key[value.hash_key_attr])
+            if ranged and value.range_key_attr in key:
+                range_value = DynamoType(key[value.range_key_attr])
+                if range_value in items.get(hash_value, {}):
+                    items[hash_value][range_value] = copy.deepcopy(items[hash_value][range_value])
+            elif not ranged and hash_value in items:
+                items[hash_value] = copy.deepcopy(items[hash_value])
+        clone.items = items
+        return clone
+
+
+def make_transactions_copy_only_their_items() -> None:
+    """TransactWriteItems backs up only the items it names (see _TouchedItemsCopy)."""
+    global _transactions_patched
+    if _transactions_patched:
+        return
+    original = DynamoDBBackend.transact_write_items
+
+    @functools.wraps(original)
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> Any:
+        keys: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for entry in transact_items:
+            operation = next(iter(entry.values()))
+            keys[operation.get("TableName", "")].append(operation.get("Key") or operation.get("Item") or {})
+        with _lock:
+            moto_models.copy = _TouchedItemsCopy(keys)  # type: ignore[attr-defined,assignment]
+            try:
+                return original(self, transact_items)
+            finally:
+                moto_models.copy = copy  # type: ignore[attr-defined]
+
+    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    _transactions_patched = True

@@ -10,14 +10,16 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from localapi.aws_emulator import AwsEmulator
-from localapi.cfn_template import Resolver, load_template, read_api
+from localapi.aws_emulator import LOCAL_REGION, AwsEmulator, local_queue_name
+from localapi.cfn_template import Resolver, load_template, read_api, read_queue_sources
 from localapi.gateway import LocalGateway
 from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS, FunctionContainers, reap_orphans
+from localapi.queue_pollers import QueuePoller
 from webcapture.browser.launch import processes
 from webcapture.settings import Settings
 
 LOCAL_BUCKET = "webcapture-files-local"
+LOCAL_ACCOUNT = "123456789012"  # moto's default account
 
 
 @dataclass
@@ -29,10 +31,13 @@ class LocalStack:
     env_overrides: dict[str, str] = field(default_factory=dict)
     max_containers: int = DEFAULT_MAX_CONTAINERS  # per function, like Lambda's concurrency
     prewarm: bool = True  # one container per function started (and its init done) before serving
+    # Template parameters set for this stack (a short JobsVisibilityTimeout for the fault tests, say).
+    parameters: dict[str, str] = field(default_factory=dict)
     aws: AwsEmulator = field(init=False)
     _server: BaseWSGIServer | None = None
     _thread: threading.Thread | None = None
     _containers: dict[str, FunctionContainers] = field(default_factory=dict)
+    _pollers: list[QueuePoller] = field(default_factory=list)
     _stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -74,6 +79,14 @@ class LocalStack:
         self.port = self._server.server_port
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True, name="local-api")
         self._thread.start()
+        # Lambda's SQS event source mappings: job items and webhook events reach their functions.
+        sqs = self.aws.client("sqs")
+        for source in read_queue_sources(template, resolver):
+            poller = QueuePoller(source, self._containers[source.function], sqs,
+                                 queue_url=resolver.physical_names[source.queue],
+                                 queue_arn=resolver.attributes[f"{source.queue}.Arn"])
+            poller.start()
+            self._pollers.append(poller)
         # What a killed container leaves (its Chromium, its driver) is orphaned; as their subreaper this
         # process reaps them, or they would stay zombies on a PID 1 that does not reap.
         processes.become_subreaper()
@@ -95,13 +108,19 @@ class LocalStack:
                 names[logical_id] = ""  # none locally: moto serves the files, nothing to invalidate
         files_domain = f"{self.aws.endpoint.split('://', 1)[-1]}/{LOCAL_BUCKET}"
         attributes = {"FilesDistribution.DomainName": files_domain}
-        return Resolver(template, physical_names=names, attributes=attributes)
+        for logical_id, resource in template.get("Resources", {}).items():
+            if resource["Type"] == "AWS::SQS::Queue":  # Ref is the queue's URL, Arn its ARN
+                queue = local_queue_name(logical_id)
+                names[logical_id] = f"{self.aws.endpoint}/{LOCAL_ACCOUNT}/{queue}"
+                attributes[f"{logical_id}.Arn"] = f"arn:aws:sqs:{LOCAL_REGION}:{LOCAL_ACCOUNT}:{queue}"
+        return Resolver(template, physical_names=names, attributes=attributes, parameters=self.parameters)
 
     def _local_environment(self) -> dict[str, str]:
         endpoint = self.aws.endpoint
         return {
             "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
             "AWS_ENDPOINT_URL_S3": endpoint,
+            "AWS_ENDPOINT_URL_SQS": endpoint,
             # moto serves objects path-style without auth: the local stand-in for CloudFront.
             "PUBLIC_BASE_URL": f"{endpoint}/{LOCAL_BUCKET}",
             "AWS_DEFAULT_REGION": "us-east-1",
@@ -112,11 +131,16 @@ class LocalStack:
     def function_environment(self) -> dict[str, str]:
         """What the functions see for their AWS resources (tests point their own clients at the same)."""
         names = ("API_KEYS_TABLE", "FILES_TABLE", "FILES_BUCKET", "PUBLIC_BASE_URL",
-                 "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3")
-        return {name: os.environ[name] for name in names}
+                 "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS", "JOBS_TABLE",
+                 "WEBHOOKS_QUEUE_URL")
+        queues = {name: value for name, value in os.environ.items()
+                  if name.startswith("JOBS_QUEUE_") and name.endswith("_URL")}
+        return {**{name: os.environ[name] for name in names}, **queues}
 
     def stop(self) -> None:
         self._stopping.set()
+        for poller in self._pollers:
+            poller.stop()
         if self._server is not None:
             self._server.shutdown()
             self._server = None

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
 from webcapture.credits import Operation
+from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import AiExtractRequest
 from webcapture.observability import tracer
 from webcapture.operations.extract_from_page import extract_from_page
@@ -23,4 +24,5 @@ def ai_extract() -> Response[str]:
     return success(app, extract_from_page(current_caller(app), request), Operation.AI_EXTRACT)
 
 
-lambda_handler = entry_point(app)
+# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
+lambda_handler = entry_point(app, ItemRunner(Operation.AI_EXTRACT, extract_from_page))

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
 from webcapture.credits import Operation
+from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ContentRequest
 from webcapture.observability import tracer
 from webcapture.operations.rendered_content import page_content
@@ -23,4 +24,5 @@ def content() -> Response[str]:
     return success(app, page_content(current_caller(app), request), Operation.CONTENT)
 
 
-lambda_handler = entry_point(app)
+# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
+lambda_handler = entry_point(app, ItemRunner(Operation.CONTENT, page_content))

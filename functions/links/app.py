@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import create_resolver, current_caller, entry_point, large_success, request_body
 from webcapture.credits import Operation
+from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import LinksRequest
 from webcapture.observability import tracer
 from webcapture.operations.collect_page_links import collect_page_links
@@ -23,4 +24,5 @@ def links() -> Response[str]:
     return large_success(app, collect_page_links(current_caller(app), request), Operation.LINKS)
 
 
-lambda_handler = entry_point(app)
+# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
+lambda_handler = entry_point(app, ItemRunner(Operation.LINKS, collect_page_links))

@@ -11,9 +11,10 @@ from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import create_resolver, current_caller, entry_point, file_response, request_body
 from webcapture.credits import Operation
+from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
-from webcapture.operations.take_screenshot import capture_screenshot
+from webcapture.operations.take_screenshot import capture_screenshot, screenshot_job_item
 
 app = create_resolver()
 
@@ -26,4 +27,5 @@ def screenshot() -> Response[Any]:
     return file_response(app, answer, Operation.SCREENSHOT)
 
 
-lambda_handler = entry_point(app)
+# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
+lambda_handler = entry_point(app, ItemRunner(Operation.SCREENSHOT, screenshot_job_item))

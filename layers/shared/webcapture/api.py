@@ -27,6 +27,7 @@ from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
+from webcapture.jobs.item_worker import ItemRunner, handle_records
 from webcapture.observability import logger, metrics, tracer
 from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
@@ -185,13 +186,23 @@ def create_public_resolver() -> APIGatewayRestResolver:
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
-def entry_point(app: APIGatewayRestResolver) -> LambdaHandler:
-    """The Lambda handler: the resolver, with the request logged, traced and its metrics flushed."""
+def is_sqs_event(event: dict[str, Any]) -> bool:
+    records = event.get("Records")
+    return isinstance(records, list) and bool(records) and records[0].get("eventSource") == "aws:sqs"
+
+
+def entry_point(app: APIGatewayRestResolver, items: ItemRunner | None = None) -> LambdaHandler:
+    """The Lambda handler: the resolver, with the request logged, traced and its metrics flushed. With
+    `items`, the same function also runs job items from its SQS event source (CONTRACT 17)."""
 
     @logger.inject_lambda_context
     @tracer.capture_lambda_handler
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        if items is not None and is_sqs_event(event):
+            remaining = getattr(context, "get_remaining_time_in_millis", None)
+            return handle_records(event, lambda: float(remaining()) if callable(remaining) else 900_000.0,
+                                  items)
         return app.resolve(event, context)
 
     return lambda_handler
@@ -228,6 +239,13 @@ def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operat
     metrics.add_metric(name=f"{operation.value}.Success", unit="Count", value=1)
     body = success_body(data, request_id(app), cost_of(operation))
     return Response(200, content_types.APPLICATION_JSON, encode(body))
+
+
+def answer(app: APIGatewayRestResolver, data: dict[str, Any], credits_cost: int,
+           status: int = 200) -> Response[str]:
+    """A success envelope whose cost is not an operation's fixed price (a batch: its items' sum)."""
+    return Response(status, content_types.APPLICATION_JSON,
+                    _json(success_body(data, request_id(app), credits_cost)))
 
 
 def large_success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operation) -> Response[str]:

@@ -22,8 +22,10 @@ from webcapture.errors import ServiceUnavailable
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient
+    from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodb.service_resource import Table
     from mypy_boto3_s3.client import S3Client
+    from mypy_boto3_sqs.client import SQSClient
 
 # Read timeouts a call may get, longest first. The shortest is a floor: releasing a slot or refunding a
 # credit after the deadline still deserves one short try.
@@ -72,6 +74,27 @@ def _s3_client(read_timeout: int) -> S3Client:
     return client
 
 
+def dynamodb_client() -> DynamoDBClient:
+    """The low-level client, for what the table resource does not offer (TransactWriteItems)."""
+    return _dynamodb_client(read_timeout_s(request_scope.remaining_ms()))
+
+
+@lru_cache(maxsize=8)
+def _dynamodb_client(read_timeout: int) -> DynamoDBClient:
+    client: DynamoDBClient = boto3.client("dynamodb", config=_config(read_timeout))
+    return client
+
+
+def sqs_client() -> SQSClient:
+    return _sqs_client(read_timeout_s(request_scope.remaining_ms()))
+
+
+@lru_cache(maxsize=8)
+def _sqs_client(read_timeout: int) -> SQSClient:
+    client: SQSClient = boto3.client("sqs", config=_config(read_timeout))
+    return client
+
+
 def cloudfront_client() -> CloudFrontClient:
     return _cloudfront_client(read_timeout_s(request_scope.remaining_ms()))
 
@@ -87,6 +110,8 @@ def reset_clients() -> None:
     _dynamodb_table.cache_clear()
     _s3_client.cache_clear()
     _cloudfront_client.cache_clear()
+    _sqs_client.cache_clear()
+    _dynamodb_client.cache_clear()
 
 
 def unavailable(error: BaseException) -> ServiceUnavailable | None:

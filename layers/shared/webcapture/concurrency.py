@@ -121,6 +121,29 @@ def _drop_expired(key_hash: str, expired: set[str]) -> None:
     )
 
 
+def take(lease: Lease | None) -> None:
+    """Take a slot without charging (a job's item: its batch paid at submit); 429 CONCURRENCY_LIMIT_EXCEEDED
+    when the key is full, after dropping expired leases once."""
+    if lease is None:
+        return
+    for attempt in range(2):
+        try:
+            _table().update_item(
+                Key={"keyHash": lease.key_hash},
+                UpdateExpression="ADD leases :lease",
+                ConditionExpression=ROOM,
+                ExpressionAttributeValues={":lease": {lease.element}, **room_values()},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            item: dict[str, Any] = error.response.get("Item") or {}  # type: ignore[assignment]
+            if not item or attempt or not reclaim_expired(item):
+                raise limit_exceeded() from None
+
+
 def release(lease: Lease | None) -> None:
     """Give the slot back (and clear the request's charge marker). Never raises: expiry is the backstop."""
     if lease is None or lease.released:

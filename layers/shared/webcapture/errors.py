@@ -54,6 +54,11 @@ class MethodNotAllowed(ApiError):
     default_message = "Method not allowed"
 
 
+class IdempotencyConflict(ApiError):
+    status, code = 409, "IDEMPOTENCY_CONFLICT"
+    default_message = "This Idempotency-Key was used with another request body"
+
+
 class PayloadTooLarge(ApiError):
     status, code = 413, "PAYLOAD_TOO_LARGE"
     default_message = "Request body exceeds 100 KB"

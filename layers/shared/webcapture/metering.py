@@ -43,6 +43,21 @@ _NOT_YET_CHARGED = f" AND NOT contains({concurrency.CHARGED}, :request)"
 _MARK = f" ADD {concurrency.CHARGED} :marker"
 
 
+# Set while a job's item runs (webcapture.jobs.item_worker): its credits were reserved with its whole batch
+# at submit, so `metered` only takes the key's concurrency slot (CONTRACT 17: maxConcurrency spans sync and
+# async work) and refunds nothing itself; the job's own transaction does.
+_prepaid: ContextVar[bool] = ContextVar("webcapture_prepaid", default=False)
+
+
+@contextmanager
+def prepaid() -> Iterator[None]:
+    token = _prepaid.set(True)
+    try:
+        yield
+    finally:
+        _prepaid.reset(token)
+
+
 # Whether this request has been counted yet (by a reservation); see count_request.
 _counted: ContextVar[bool] = ContextVar("webcapture_request_counted", default=False)
 
@@ -191,6 +206,13 @@ def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
     if request_scope.remaining_ms() <= 0:
         raise NavigationTimeout("The request's time budget was spent before the work could start")
     lease = concurrency.new_lease(caller, request_id)
+    if _prepaid.get():
+        concurrency.take(lease)
+        try:
+            yield Reservation(caller.key_hash, cost, charged=False, request_id=request_id)
+        finally:
+            concurrency.release(lease)
+        return
     try:
         reservation = reserve(caller, cost, request_id, lease)
     except (BotoCoreError, ClientError):

@@ -42,6 +42,16 @@ def _optional(name: str) -> str | None:
     return value or None
 
 
+# The work queue of each operation a batch can run (CONTRACT 17), from JOBS_QUEUE_<OPERATION>_URL.
+JOB_OPERATIONS = ("screenshot", "links", "ai-extract", "markdown", "content", "pdf")
+
+
+def _job_queues() -> tuple[tuple[str, str], ...]:
+    found = ((op, os.environ.get(f"JOBS_QUEUE_{op.upper().replace('-', '_')}_URL", "").strip())
+             for op in JOB_OPERATIONS)
+    return tuple((op, url) for op, url in found if url)
+
+
 def _default_cache_dir() -> Path:
     # Lambda only lets us write to /tmp; elsewhere keep unpacked browsers out of the repo's way.
     if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
@@ -111,6 +121,21 @@ class Settings:
     # html.parser and markdownify take about 15 us a character of dense markup here (README, Decisions).
     max_html_chars: int = 1_000_000
 
+    # Asynchronous jobs (CONTRACT 17): the jobs table, one work queue per operation, the webhooks queue.
+    jobs_table: str = "Jobs"
+    job_queues: tuple[tuple[str, str], ...] = ()  # (operation, queue URL)
+    webhooks_queue: str = ""
+    # A batch body carries up to 1,000 request bodies: its own size limit (API Gateway allows 10 MB).
+    batch_max_body_bytes: int = 1024 * 1024
+    # Deliveries of one SQS message before the work function gives its item a failed result (the queue's
+    # own maxReceiveCount in template.yaml is higher, so the dead-letter queue only sees what never ran).
+    job_max_receives: int = 4
+    # How long an item waits (a delayed message) while its key's maxConcurrency is taken.
+    job_busy_delay_s: int = 2
+    # Webhook retries after a failed delivery (CONTRACT 17: about 5 s, 30 s, 2 min, 10 min, 1 h).
+    webhook_retry_delays_s: tuple[int, ...] = (5, 30, 120, 600, 3600)
+    webhook_timeout_s: float = 10.0
+
     # Observability
     service_name: str = "webcapture"
     metrics_namespace: str = "webcapture"
@@ -153,6 +178,15 @@ class Settings:
             ai_timeout_s=float(env("WEBCAPTURE_AI_TIMEOUT_S", "") or cls.ai_timeout_s),
             ai_content_budget_chars=_int("WEBCAPTURE_AI_CONTENT_BUDGET_CHARS", cls.ai_content_budget_chars),
             max_html_chars=_int("WEBCAPTURE_MAX_HTML_CHARS", cls.max_html_chars),
+            jobs_table=env("JOBS_TABLE", cls.jobs_table),
+            job_queues=_job_queues(),
+            webhooks_queue=env("WEBHOOKS_QUEUE_URL", cls.webhooks_queue),
+            batch_max_body_bytes=_int("WEBCAPTURE_BATCH_MAX_BODY_BYTES", cls.batch_max_body_bytes),
+            job_max_receives=_int("WEBCAPTURE_JOB_MAX_RECEIVES", cls.job_max_receives),
+            job_busy_delay_s=_int("WEBCAPTURE_JOB_BUSY_DELAY_S", cls.job_busy_delay_s),
+            webhook_retry_delays_s=tuple(int(d) for d in _list("WEBCAPTURE_WEBHOOK_RETRY_DELAYS_S"))
+            or cls.webhook_retry_delays_s,
+            webhook_timeout_s=float(env("WEBCAPTURE_WEBHOOK_TIMEOUT_S", "") or cls.webhook_timeout_s),
             service_name=env("POWERTOOLS_SERVICE_NAME", cls.service_name),
             metrics_namespace=env("POWERTOOLS_METRICS_NAMESPACE", cls.metrics_namespace),
         )

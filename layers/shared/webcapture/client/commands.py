@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from webcapture.client.http import Answer, CliFailure, call, fetch, progress
+from webcapture.client.jobs import add_job_commands
 from webcapture.settings import client_settings
 
 Body = dict[str, Any]
@@ -206,6 +207,8 @@ def add_commands(commands: Any) -> None:
     markdown.add_argument("--all", action="store_true", help="everything visible, not only the main content")
 
     command("content", "the rendered page's HTML", _content)
+
+    add_job_commands(commands, where)
 
     pdf = command("pdf", "the page as a PDF file", _pdf)
     pdf.add_argument("-o", "--output", default="page.pdf", help="file to write, or - for stdout")

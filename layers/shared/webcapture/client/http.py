@@ -129,15 +129,17 @@ def progress(label: str, stream: TextIO | None = None) -> Iterator[None]:
 
 
 def call(api_url: str, api_key: str, path: str, body: dict[str, Any] | None, *,
-         accept: str = "application/json", method: str = "POST") -> Answer:
+         accept: str = "application/json", method: str = "POST", headers: dict[str, str] | None = None,
+         ) -> Answer:
     """Send body (None: no body, as for GET) to the API; an error answer raises CliFailure (ApiError) with
     its one-line message."""
-    headers = {"Authorization": f"Bearer {api_key}", "Accept": accept, "User-Agent": USER_AGENT}
+    sent = {"Authorization": f"Bearer {api_key}", "Accept": accept, "User-Agent": USER_AGENT,
+            **(headers or {})}
     if body is not None:
-        headers["Content-Type"] = "application/json"
+        sent["Content-Type"] = "application/json"
     request = urllib.request.Request(  # noqa: S310 - the API URL is the user's own configuration
         api_url + path, data=None if body is None else json.dumps(body).encode(), method=method,
-        headers=headers,
+        headers=sent,
     )
     answer = _send(request)
     if answer.status >= 400:

@@ -34,7 +34,7 @@ def _ref(model: type[BaseModel]) -> dict[str, str]:
     return {"$ref": _REF.format(model=model.__name__)}
 
 
-def _success_envelope(data: dict[str, Any], cost: int) -> dict[str, Any]:
+def _success_envelope(data: dict[str, Any], cost: int | None) -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["success", "data", "requestId", "timestamp", "creditsCost"],
@@ -43,7 +43,8 @@ def _success_envelope(data: dict[str, Any], cost: int) -> dict[str, Any]:
             "data": data,
             "requestId": {"type": "string", "format": "uuid"},
             "timestamp": {"type": "string", "description": "ISO 8601 UTC with milliseconds"},
-            "creditsCost": {"type": "integer", "const": cost},
+            "creditsCost": {"type": "integer", "const": cost} if cost is not None
+            else {"type": "integer", "minimum": 0},
         },
     }
 
@@ -60,10 +61,11 @@ def _error_response(description: str, model: type[BaseModel] = answers.ErrorEnve
 
 
 def _success_responses(endpoint: Endpoint) -> dict[str, Any]:
-    envelope = _success_envelope(_ref(endpoint.data), cost_of(endpoint.operation))
-    ok: dict[str, Any] = {"description": "Success", "headers": dict(_REQUEST_ID),
-                          "content": {_JSON: {"schema": envelope}}}
-    responses: dict[str, Any] = {"200": ok}
+    envelope = _success_envelope(_ref(endpoint.data),
+                                 cost_of(endpoint.operation) if endpoint.credits is None else None)
+    ok: dict[str, Any] = {"description": "Accepted" if endpoint.status == 202 else "Success",
+                          "headers": dict(_REQUEST_ID), "content": {_JSON: {"schema": envelope}}}
+    responses: dict[str, Any] = {str(endpoint.status): ok}
     if endpoint.binary_types:
         ok["description"] = ("The bytes by default; JSON with base64 (screenshots also encoding base64), or "
                              "when Accept prefers application/json")
@@ -87,16 +89,22 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
     if endpoint.request is not None:
         responses["422"] = _error_response(
             "The body fails validation: every issue, in Zod's vocabulary", answers.ValidationErrorEnvelope)
+    elif any(p["in"] == "query" for p in endpoint.parameters):
+        responses["422"] = _error_response(
+            "A parameter fails validation: every issue, in Zod's vocabulary", answers.ValidationErrorEnvelope)
     responses["429"]["headers"] = {**_REQUEST_ID, "Retry-After": _header(
         "Seconds to wait (CONCURRENCY_LIMIT_EXCEEDED)", {"type": "integer"})}
+    credits = endpoint.credits or cost_of(endpoint.operation)
     operation: dict[str, Any] = {
         "operationId": endpoint.operation_id,
         "tags": [endpoint.path.split("/")[2]],
         "summary": endpoint.summary,
-        "description": f"{endpoint.description}\n\nCredits: {cost_of(endpoint.operation)}.",
+        "description": f"{endpoint.description}\n\nCredits: {credits}.",
         "security": [{"bearerAuth": []}],
         "responses": dict(sorted(responses.items())),
     }
+    if endpoint.parameters:
+        operation["parameters"] = list(endpoint.parameters)
     if endpoint.request is not None:
         media: dict[str, Any] = {"schema": _ref(endpoint.request)}
         if endpoint.example is not None:
@@ -139,7 +147,10 @@ def _document() -> dict[str, Any]:
         "security": [{"bearerAuth": []}],
         "tags": [{"name": "web", "description": "Pages in the browser (metered)"},
                  {"name": "files", "description": "Stored screenshots and PDFs"},
-                 {"name": "api-keys", "description": "Your keys"}],
+                 {"name": "api-keys", "description": "Your keys"},
+                 {"name": "batch", "description": "Asynchronous jobs: many pages, or pages longer than 29 s"},
+                 {"name": "jobs", "description": "A job's status, results and cancellation"},
+                 {"name": "webhooks", "description": "The secret webhooks are signed with"}],
         "paths": paths,
         "components": {
             "securitySchemes": {"bearerAuth": {

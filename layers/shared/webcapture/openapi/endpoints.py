@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from webcapture.credits import Operation
 from webcapture.models import requests
-from webcapture.openapi import answers
+from webcapture.openapi import answers, job_models
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
 
@@ -52,6 +52,9 @@ class Endpoint:
     binary_types: tuple[str, ...] = ()  # the bytes form's content types (default answer)
     stores_files: bool = False  # JSON forms store the file; too big inline: 303 to it
     errors: tuple[tuple[int, str], ...] = ()
+    status: int = 200  # the success status
+    credits: str | None = None  # what it costs when that is not the operation's fixed price
+    parameters: tuple[dict[str, object], ...] = ()
 
     def error_statuses(self) -> dict[int, str]:
         found = dict(_COMMON_ERRORS)
@@ -133,4 +136,44 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "The caller's keys, newest first, never the key or its hash.",
         Operation.API_KEYS_LIST, answers.ApiKeysData,
     ),
+    Endpoint(
+        "post", "/v1/batch", "submitBatch", "Many requests of one operation, as one asynchronous job",
+        "Up to 1,000 request bodies of one operation, run on a queue (202, then GET statusUrl). The whole "
+        "batch's cost is reserved now; each item that fails or is cancelled is refunded. An "
+        "`Idempotency-Key` header (1..255 characters) makes a retried submit answer the same job, uncharged.",
+        Operation.API_KEYS_LIST, job_models.BatchAcceptedData, job_models.BatchRequest,
+        {"operation": "screenshot", "requests": [{"url": "https://example.com"}],
+         "webhook": {"url": "https://hooks.example.com/webcapture", "metadata": {"run": 1}}},
+        status=202, credits="the sum of the items' credits (0 for a repeated Idempotency-Key)",
+        parameters=({"name": "Idempotency-Key", "in": "header", "required": False,
+                     "schema": {"type": "string", "minLength": 1, "maxLength": 255}},),
+        errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the webhook URL is refused by the egress policy"),
+                (409, "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body"),
+                (413, "PAYLOAD_TOO_LARGE: request body over 1 MB"),
+                (429, "USAGE_EXCEEDED: not enough credits for the whole batch; TOO_MANY_REQUESTS"))),
+    Endpoint(
+        "get", "/v1/jobs/{jobId}", "getJob", "A job's status and results",
+        "Results in index order, `limit` (1..100, default 50) at a time; `next` is the cursor of the next "
+        "page. Another user's job is a 404, as an unknown one.",
+        Operation.API_KEYS_LIST, job_models.JobData,
+        parameters=({"name": "jobId", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {"name": "limit", "in": "query", "required": False,
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                    {"name": "cursor", "in": "query", "required": False, "schema": {"type": "string"}}),
+        errors=((404, "NOT_FOUND: no such job of yours"),
+                (422, "limit out of range, or a cursor not made for this job"))),
+    Endpoint(
+        "delete", "/v1/jobs/{jobId}", "cancelJob", "Cancel a job",
+        "Items not started never run and are refunded; running ones finish. Answers the job.",
+        Operation.API_KEYS_LIST, job_models.JobData,
+        parameters=({"name": "jobId", "in": "path", "required": True, "schema": {"type": "string"}},),
+        errors=((404, "NOT_FOUND: no such job of yours"),)),
+    Endpoint(
+        "get", "/v1/webhooks/secret", "getWebhookSecret", "Your webhook signing secret",
+        "Made on first use; webhooks are signed with it (Standard Webhooks: webhook-id, webhook-timestamp, "
+        "webhook-signature).", Operation.API_KEYS_LIST, job_models.WebhookSecretData),
+    Endpoint(
+        "post", "/v1/webhooks/secret/rotate", "rotateWebhookSecret", "A new webhook signing secret",
+        "Replaces the secret at once: later deliveries are signed with the new one.",
+        Operation.API_KEYS_LIST, job_models.WebhookSecretData),
 )

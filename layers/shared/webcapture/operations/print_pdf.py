@@ -46,3 +46,8 @@ def capture_pdf(caller: Caller, request: PdfRequest, accept: str | None) -> File
         return answer_with_file(MadeFile(pdf.document, CONTENT_TYPE, "pdf", pdf.warnings),
                                 wants_base64=request.base64, accept=accept, binary_type=CONTENT_TYPE,
                                 store=lambda: _stored_data(caller, pdf))
+
+
+def pdf_job_item(caller: Caller, request: PdfRequest) -> dict[str, Any]:
+    """A job's PDF (CONTRACT 17): always stored, answered as the JSON form (no bytes in a job)."""
+    return capture_pdf(caller, request.model_copy(update={"base64": False}), "application/json").data or {}

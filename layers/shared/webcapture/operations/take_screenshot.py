@@ -43,3 +43,10 @@ def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str |
         return answer_with_file(MadeFile(shot.image, shot.content_type, "image", shot.warnings),
                                 wants_base64=request.wants_base64, accept=accept, binary_type="image/",
                                 store=lambda: _stored_data(caller, shot))
+
+
+def screenshot_job_item(caller: Caller, request: ScreenshotRequest) -> dict[str, Any]:
+    """A job's screenshot (CONTRACT 17): always stored, answered as the JSON form (no bytes in a job)."""
+    options = request.screenshotOptions.model_copy(update={"encoding": "binary"})
+    stored_only = request.model_copy(update={"base64": False, "screenshotOptions": options})
+    return capture_screenshot(caller, stored_only, "application/json").data or {}

@@ -1,0 +1,130 @@
+"""`webcapture batch FILE` and `webcapture job ID [--wait]` (CONTRACT 17): a batch from NDJSON (one request
+body per line), a job's status and results, with a progress bar on stderr while waiting."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from webcapture.client.http import Answer, CliFailure, call
+from webcapture.settings import client_settings
+
+OPERATIONS = ("screenshot", "links", "ai-extract", "markdown", "content", "pdf")
+FINAL = ("completed", "failed", "cancelled")
+POLL_S = 1.0
+BAR_WIDTH = 30
+
+
+def _where(args: argparse.Namespace) -> tuple[str, str]:
+    settings = client_settings()
+    api_key = args.api_key or settings.api_key
+    if not api_key:
+        raise CliFailure("no API key: set WEBCAPTURE_API_KEY or pass --api-key", 2)
+    return (args.api_url or settings.api_url).rstrip("/"), api_key
+
+
+def read_ndjson(source: TextIO) -> list[dict[str, Any]]:
+    """One JSON object per line; blank lines skipped; a bad line named by its number."""
+    bodies = []
+    for number, line in enumerate(source, start=1):
+        if not line.strip():
+            continue
+        try:
+            body = json.loads(line)
+        except ValueError as error:
+            raise CliFailure(f"line {number} is not JSON: {error}", 2) from None
+        if not isinstance(body, dict):
+            raise CliFailure(f"line {number} is not a JSON object", 2)
+        bodies.append(body)
+    if not bodies:
+        raise CliFailure("no request bodies in the file", 2)
+    return bodies
+
+
+def _data(answer: Answer) -> dict[str, Any]:
+    data = answer.json().get("data")
+    if not isinstance(data, dict):
+        raise CliFailure("unexpected answer from the API: no data", 7)
+    return data
+
+
+def _batch(args: argparse.Namespace) -> int:
+    api_url, api_key = _where(args)
+    if args.file == "-":
+        bodies = read_ndjson(sys.stdin)
+    else:
+        with Path(args.file).open(encoding="utf-8") as handle:
+            bodies = read_ndjson(handle)
+    body: dict[str, Any] = {"operation": args.operation, "requests": bodies}
+    if args.webhook:
+        body["webhook"] = {"url": args.webhook}
+    headers = {"Idempotency-Key": args.idempotency_key} if args.idempotency_key else None
+    accepted = _data(call(api_url, api_key, "/v1/batch", body, headers=headers))
+    if not args.wait:
+        print(json.dumps(accepted, indent=2))
+        return 0
+    print(f"webcapture: job {accepted['jobId']} queued ({accepted['total']} items)", file=sys.stderr)
+    return _show(api_url, api_key, str(accepted["jobId"]), wait=True, quiet=args.quiet)
+
+
+def _job(args: argparse.Namespace) -> int:
+    api_url, api_key = _where(args)
+    return _show(api_url, api_key, args.job_id, wait=args.wait, quiet=args.quiet)
+
+
+def _get(api_url: str, api_key: str, job_id: str, query: str = "") -> dict[str, Any]:
+    return _data(call(api_url, api_key, f"/v1/jobs/{job_id}{query}", None, method="GET"))
+
+
+def progress_bar(job: dict[str, Any]) -> str:
+    done = job["completed"] + job["failed"] + job.get("cancelled", 0)
+    total = max(int(job["total"]), 1)
+    filled = BAR_WIDTH * done // total
+    return (f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{job['total']} "
+            f"{job['status']}: {job['completed']} completed, {job['failed']} failed")
+
+
+def _show(api_url: str, api_key: str, job_id: str, *, wait: bool, quiet: bool) -> int:
+    """The job with every result (all pages) as JSON on stdout; with wait, once it has ended."""
+    interactive = sys.stderr.isatty()
+    job = _get(api_url, api_key, job_id, "?limit=1")
+    while wait and job["status"] not in FINAL:
+        if not quiet:
+            line = progress_bar(job)
+            sys.stderr.write(f"\r{line}" if interactive else f"{line}\n")
+            sys.stderr.flush()
+        time.sleep(POLL_S)
+        job = _get(api_url, api_key, job_id, "?limit=1")
+    if wait and not quiet:
+        sys.stderr.write(("\r" if interactive else "") + progress_bar(job) + "\n")
+    results: list[dict[str, Any]] = []
+    query = "?limit=100"
+    while True:
+        page = _get(api_url, api_key, job_id, query)
+        results.extend(page["results"])
+        if page["next"] is None:
+            break
+        query = f"?limit=100&cursor={page['next']}"
+    print(json.dumps({**page, "results": results}, indent=2))
+    return 0 if page["status"] != "failed" else 7
+
+
+def add_job_commands(commands: Any, where: argparse.ArgumentParser) -> None:
+    batch = commands.add_parser("batch", parents=[where],
+                                help="run many requests of one operation as a job (NDJSON: a body per line)")
+    batch.add_argument("file", help="NDJSON file of request bodies, or - for stdin")
+    batch.add_argument("--operation", choices=OPERATIONS, default="screenshot")
+    batch.add_argument("--webhook", metavar="URL", help="where job.completed / job.failed are POSTed")
+    batch.add_argument("--idempotency-key", metavar="KEY", help="a retried submit answers the same job")
+    batch.add_argument("--wait", action="store_true", help="wait for the job to end and print it")
+    batch.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    batch.set_defaults(run=_batch)
+    job = commands.add_parser("job", parents=[where], help="a job's status and results")
+    job.add_argument("job_id", metavar="ID")
+    job.add_argument("--wait", action="store_true", help="wait for the job to end, with a progress bar")
+    job.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    job.set_defaults(run=_job)

@@ -1,0 +1,548 @@
+"""Jobs, their items and results in DynamoDB (CONTRACT 17), kept 7 days by the table's TTL.
+
+One table, partition `pk = job#<jobId>`:
+- `sk = job`: the job (owner, operation, counts, credits reserved and refunded, webhook, deliveries);
+- `sk = item#<index>`: an item's claim, taken before it runs, so two deliveries of one message never run
+  it at once, and a claim left by a killed worker runs out (`claimedUntil`) so the item runs again;
+- `sk = result#<index>`: its one result, written with the claim's `done` mark, the job's counters and
+  its refund in one transaction: an item delivered twice has one result and is charged once.
+
+The whole batch's cost is taken from the key at submit in the same transaction that creates the job (and
+the Idempotency-Key's record): either all of it happens or none.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from webcapture.auth.api_keys import ApiKeyRecord
+from webcapture.auth.caller import Caller
+from webcapture.aws import dynamodb_client, dynamodb_table, s3_client
+from webcapture.envelopes import utc_timestamp
+from webcapture.errors import Unauthorized, UsageExceeded
+from webcapture.settings import get_settings
+from webcapture.unicode_text import well_formed
+
+RETENTION = timedelta(days=7)
+FINAL = ("completed", "failed")
+# A result larger than this goes to S3 (a DynamoDB item holds at most 400 KB); the item keeps its key.
+INLINE_RESULT_BYTES = 300_000
+RESULTS_PREFIX = "jobs/"
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def _table() -> Any:
+    return dynamodb_table(get_settings().jobs_table)
+
+
+def _keys_table_name() -> str:
+    return get_settings().api_keys_table
+
+
+def _pk(job_id: str) -> str:
+    return f"job#{job_id}"
+
+
+def _item_sk(index: int) -> str:
+    return f"item#{index:05d}"
+
+
+def _result_sk(index: int) -> str:
+    return f"result#{index:05d}"
+
+
+def _wire(values: dict[str, Any]) -> dict[str, Any]:
+    return {name: _serializer.serialize(value) for name, value in values.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Job:
+    job_id: str
+    user_id: str
+    operation: str
+    status: str
+    total: int
+    cost_each: int
+    key_hash: str | None
+    charged: bool  # the key had a credit limit: refunds go back to it
+    created_at: str
+    updated_at: str
+    completed: int = 0
+    failed: int = 0
+    cancelled: int = 0
+    reserved: int = 0
+    refunded: int = 0
+    finished_at: str | None = None
+    webhook: dict[str, Any] | None = None
+    deliveries: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def done(self) -> int:
+        return self.completed + self.failed + self.cancelled
+
+    @property
+    def credits_cost(self) -> int:
+        return self.reserved - self.refunded
+
+    @property
+    def expires_at(self) -> str:
+        created = datetime.strptime(self.created_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        return utc_timestamp(created + RETENTION)
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> Job:
+        item = _plain(item)
+        return cls(
+            job_id=item["jobId"],
+            user_id=item["userId"],
+            operation=item["operation"],
+            status=item["status"],
+            total=item["total"],
+            cost_each=item["costEach"],
+            key_hash=item.get("keyHash"),
+            charged=bool(item.get("charged")),
+            created_at=item["createdAt"],
+            updated_at=item["updatedAt"],
+            completed=item.get("completed", 0),
+            failed=item.get("failed", 0),
+            cancelled=item.get("cancelledItems", 0),
+            reserved=item.get("reserved", 0),
+            refunded=item.get("refunded", 0),
+            finished_at=item.get("finishedAt"),
+            webhook=item.get("webhook"),
+            deliveries=item.get("deliveries", []),
+        )
+
+
+@dataclass(frozen=True)
+class NewJob:
+    job_id: str
+    caller: Caller
+    operation: str
+    total: int
+    cost_each: int
+    webhook: dict[str, Any] | None
+    idempotency_pk: str | None = None  # the Idempotency-Key's record, written in the same transaction
+    body_hash: str = ""
+
+
+class AlreadyExists(Exception):
+    """The Idempotency-Key's record exists already (another submit with that key won)."""
+
+
+def _expiry_epoch(now: datetime, retention: timedelta = RETENTION) -> int:
+    return int((now + retention).timestamp())
+
+
+_USABLE = (
+    "attribute_exists(keyHash) AND enabled = :true AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
+)
+_COUNT = "SET requestCount = if_not_exists(requestCount, :zero) + :one, lastRequest = :now"
+
+
+def _key_update(caller: Caller, cost: int, limited: bool, now: str) -> dict[str, Any]:
+    values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1}
+    if limited:
+        expression = _COUNT + ", remaining = remaining - :cost"
+        condition = _USABLE + " AND remaining >= :cost"
+        values[":cost"] = cost
+    else:
+        expression = _COUNT
+        condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
+        values[":null"] = "NULL"
+    return {
+        "Update": {
+            "TableName": _keys_table_name(),
+            "Key": _wire({"keyHash": caller.key_hash}),
+            "UpdateExpression": expression,
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": _wire(values),
+        }
+    }
+
+
+def create_job(new: NewJob) -> Job:
+    """Create the job and reserve its whole cost in one transaction. 401 or 429 `USAGE_EXCEEDED` when the
+    key cannot pay for all of it (nothing written then); AlreadyExists when its Idempotency-Key is taken."""
+    moment = datetime.now(UTC)
+    now = utc_timestamp(moment)
+    cost = new.total * new.cost_each
+    limited = new.caller.key_hash is not None and new.caller.limited
+    for _attempt in range(2):
+        job_item: dict[str, Any] = {
+            "pk": _pk(new.job_id),
+            "sk": "job",
+            "jobId": new.job_id,
+            "userId": new.caller.user_id,
+            "operation": new.operation,
+            "status": "queued",
+            "total": new.total,
+            "costEach": new.cost_each,
+            "charged": limited,
+            "reserved": cost,
+            "refunded": 0,
+            "completed": 0,
+            "failed": 0,
+            "cancelledItems": 0,
+            "createdAt": now,
+            "updatedAt": now,
+            "ttl": _expiry_epoch(moment),
+            "deliveries": [],
+        }
+        if new.caller.key_hash is not None:
+            job_item["keyHash"] = new.caller.key_hash
+        if new.webhook is not None:
+            job_item["webhook"] = new.webhook
+        writes: list[Any] = [
+            {
+                "Put": {
+                    "TableName": get_settings().jobs_table,
+                    "Item": _wire(job_item),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            }
+        ]
+        if new.idempotency_pk is not None:
+            writes.append(
+                {
+                    "Put": {
+                        "TableName": get_settings().jobs_table,
+                        "Item": _wire(
+                            {
+                                "pk": new.idempotency_pk,
+                                "sk": "idempotency",
+                                "jobId": new.job_id,
+                                "bodyHash": new.body_hash,
+                                "ttl": _expiry_epoch(moment, timedelta(hours=24)),
+                            }
+                        ),
+                        "ConditionExpression": "attribute_not_exists(pk) OR #ttl < :epoch",
+                        "ExpressionAttributeNames": {"#ttl": "ttl"},
+                        "ExpressionAttributeValues": _wire({":epoch": int(moment.timestamp())}),
+                    }
+                }
+            )
+        if new.caller.key_hash is not None:
+            writes.append(_key_update(new.caller, cost, limited, now))
+        try:
+            dynamodb_client().transact_write_items(TransactItems=writes)
+            return Job.from_item(job_item)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+        # Which condition failed: read what is there.
+        if new.idempotency_pk is not None and _idempotency_taken(new.idempotency_pk, moment):
+            raise AlreadyExists
+        if new.caller.key_hash is None:
+            raise RuntimeError("job id collision")  # a fresh uuid4: does not happen
+        record = _key_record(new.caller.key_hash)
+        if record is None:
+            raise Unauthorized("Authentication required. The API key is unknown.")
+        if not record.is_usable(now):
+            raise Unauthorized("Authentication required. The API key is disabled or expired.")
+        has_limit = record.item.get("remaining") is not None
+        if has_limit == limited:
+            raise UsageExceeded(f"Not enough credits for this batch: it costs {cost}")
+        limited = has_limit  # the authorizer's hint was stale; the other form once more
+    raise UsageExceeded(f"Not enough credits for this batch: it costs {cost}")
+
+
+def _key_record(key_hash: str) -> ApiKeyRecord | None:
+    item = (
+        dynamodb_table(_keys_table_name())
+        .get_item(Key={"keyHash": key_hash}, ConsistentRead=True)
+        .get("Item")
+    )
+    return None if item is None else ApiKeyRecord(_plain(item))
+
+
+def _idempotency_taken(pk: str, moment: datetime) -> bool:
+    item = _table().get_item(Key={"pk": pk, "sk": "idempotency"}, ConsistentRead=True).get("Item")
+    return item is not None and int(item.get("ttl", 0)) >= int(moment.timestamp())
+
+
+def idempotency_record(pk: str) -> dict[str, Any] | None:
+    """The live record of an Idempotency-Key (jobId, bodyHash), or None."""
+    item = _table().get_item(Key={"pk": pk, "sk": "idempotency"}, ConsistentRead=True).get("Item")
+    if item is None or int(item.get("ttl", 0)) < int(time.time()):
+        return None
+    return dict(_plain(item))
+
+
+def get_job(job_id: str) -> Job | None:
+    item = _table().get_item(Key={"pk": _pk(job_id), "sk": "job"}, ConsistentRead=True).get("Item")
+    return None if item is None else Job.from_item(item)
+
+
+def mark_running(job_id: str) -> None:
+    """queued -> running, once (the first item to start)."""
+    try:
+        _table().update_item(
+            Key={"pk": _pk(job_id), "sk": "job"},
+            UpdateExpression="SET #st = :running, updatedAt = :now",
+            ConditionExpression="#st = :queued",
+            ExpressionAttributeNames={"#st": "status"},
+            ExpressionAttributeValues={":running": "running", ":queued": "queued", ":now": utc_timestamp()},
+        )
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+
+
+def cancel_job(job_id: str) -> bool:
+    """Mark the job cancelled: items not started are finished as cancelled (and refunded) when their
+    messages come up. False when it had finished already."""
+    try:
+        _table().update_item(
+            Key={"pk": _pk(job_id), "sk": "job"},
+            UpdateExpression="SET #st = :cancelled, updatedAt = :now",
+            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(finishedAt)",
+            ExpressionAttributeNames={"#st": "status"},
+            ExpressionAttributeValues={":cancelled": "cancelled", ":now": utc_timestamp()},
+        )
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- items
+
+
+def claim_item(job_id: str, index: int, token: str, hold_ms: int) -> str:
+    """Take the item to run it: "claimed", "done" (it has its result), or "busy" (another delivery holds
+    a claim that has not run out)."""
+    now = _now_ms()
+    try:
+        _table().update_item(
+            Key={"pk": _pk(job_id), "sk": _item_sk(index)},
+            UpdateExpression="SET claimToken = :token, claimedUntil = :until, #ttl = :ttl ADD claims :one",
+            ConditionExpression="attribute_not_exists(done)"
+            " AND (attribute_not_exists(claimedUntil) OR claimedUntil < :now)",
+            ExpressionAttributeNames={"#ttl": "ttl"},
+            ExpressionAttributeValues={
+                ":token": token,
+                ":until": now + hold_ms,
+                ":now": now,
+                ":one": 1,
+                ":ttl": _expiry_epoch(datetime.now(UTC)),
+            },
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        old: dict[str, Any] = error.response.get("Item") or {}  # type: ignore[assignment]
+        return "done" if "done" in old else "busy"
+    return "claimed"
+
+
+def release_claim(job_id: str, index: int, token: str) -> None:
+    """Give the claim up without a result (the item waits its turn and runs later)."""
+    try:
+        _table().update_item(
+            Key={"pk": _pk(job_id), "sk": _item_sk(index)},
+            UpdateExpression="REMOVE claimToken, claimedUntil",
+            ConditionExpression="claimToken = :token AND attribute_not_exists(done)",
+            ExpressionAttributeValues={":token": token},
+        )
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # completed | failed | cancelled
+    data: dict[str, Any] | None = None
+    error: dict[str, str] | None = None
+
+    @property
+    def refund(self) -> bool:
+        return self.status != "completed"
+
+
+def _result_body(job_id: str, index: int, outcome: Outcome) -> dict[str, Any]:
+    """The result's stored form: its JSON text inline, or in S3 when too large for an item."""
+    # well_formed: a page's text may hold a lone surrogate, which no UTF-8 store can take.
+    text = well_formed(json.dumps(
+        {"data": outcome.data} if outcome.data is not None else {"error": outcome.error},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    ))
+    if len(text.encode()) <= INLINE_RESULT_BYTES:
+        return {"body": text}
+    key = f"{RESULTS_PREFIX}{job_id}/{index:05d}.json"
+    s3_client().put_object(
+        Bucket=get_settings().files_bucket, Key=key, Body=text.encode(), ContentType="application/json"
+    )
+    return {"bodyKey": key}
+
+
+def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
+    """Write the item's one result, count it on the job and refund it when it did not complete, in one
+    transaction. False when this claim no longer holds (another delivery finished the item)."""
+    moment = datetime.now(UTC)
+    now = utc_timestamp(moment)
+    ttl = _expiry_epoch(moment)
+    table = get_settings().jobs_table
+    counter = {"completed": "completed", "failed": "failed", "cancelled": "cancelledItems"}[outcome.status]
+    refund = job.cost_each if outcome.refund else 0
+    result = {
+        "pk": _pk(job.job_id),
+        "sk": _result_sk(index),
+        "index": index,
+        "status": outcome.status,
+        "finishedAt": now,
+        "ttl": ttl,
+        **_result_body(job.job_id, index, outcome),
+    }
+    writes: list[Any] = [
+        {
+            "Update": {
+                "TableName": table,
+                "Key": _wire({"pk": _pk(job.job_id), "sk": _item_sk(index)}),
+                "UpdateExpression": "SET done = :true",
+                "ConditionExpression": "claimToken = :token AND attribute_not_exists(done)",
+                "ExpressionAttributeValues": _wire({":token": token, ":true": True}),
+            }
+        },
+        {
+            "Put": {
+                "TableName": table,
+                "Item": _wire(result),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        },
+        {
+            "Update": {
+                "TableName": table,
+                "Key": _wire({"pk": _pk(job.job_id), "sk": "job"}),
+                "UpdateExpression": f"ADD {counter} :one, refunded :refund SET updatedAt = :now",
+                "ConditionExpression": "attribute_exists(pk)",
+                "ExpressionAttributeValues": _wire({":one": 1, ":refund": refund, ":now": now}),
+            }
+        },
+    ]
+    if refund and job.charged and job.key_hash:
+        writes.append(
+            {
+                "Update": {
+                    "TableName": _keys_table_name(),
+                    "Key": _wire({"keyHash": job.key_hash}),
+                    "UpdateExpression": "SET remaining = remaining + :cost",
+                    "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
+                    "ExpressionAttributeValues": _wire({":cost": refund, ":number": "N"}),
+                }
+            }
+        )
+    try:
+        dynamodb_client().transact_write_items(TransactItems=writes)
+        return True
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "TransactionCanceledException":
+            raise
+    item = (
+        _table().get_item(Key={"pk": _pk(job.job_id), "sk": _item_sk(index)}, ConsistentRead=True).get("Item")
+    )
+    if item is None or "done" in item or item.get("claimToken") != token:
+        return False
+    # The claim holds: the key's condition failed (deleted, or no longer limited): nothing to give back to.
+    dynamodb_client().transact_write_items(TransactItems=writes[:3])
+    return True
+
+
+def settle(job_id: str) -> Job | None:
+    """Give the job its final status once every item has a result; the one call that does so gets the
+    job back (and sends its webhook), every other gets None."""
+    job = get_job(job_id)
+    if job is None or job.finished_at is not None or job.done < job.total:
+        return None
+    # A job none of whose items completed has failed; a cancelled one stays cancelled.
+    final = "cancelled" if job.status == "cancelled" else "failed" if job.completed == 0 else "completed"
+    now = utc_timestamp()
+    try:
+        _table().update_item(
+            Key={"pk": _pk(job_id), "sk": "job"},
+            UpdateExpression="SET #st = :final, finishedAt = :now, updatedAt = :now",
+            ConditionExpression="attribute_not_exists(finishedAt)",
+            ExpressionAttributeNames={"#st": "status"},
+            ExpressionAttributeValues={":final": final, ":now": now},
+        )
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return None
+    job.status, job.finished_at, job.updated_at = final, now, now
+    return job
+
+
+# ---------------------------------------------------------------- results
+
+
+def _load_body(item: dict[str, Any]) -> dict[str, Any]:
+    if "bodyKey" in item:
+        obj = s3_client().get_object(Bucket=get_settings().files_bucket, Key=item["bodyKey"])
+        text = obj["Body"].read().decode()
+    else:
+        text = item["body"]
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def results_page(job_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+    """Results with index > `after`, in index order, at most `limit`; and the index to continue after,
+    or None when there are no more (yet)."""
+    lower = _result_sk(after + 1) if after >= 0 else "result#"
+    answer = _table().query(
+        KeyConditionExpression="pk = :pk AND sk BETWEEN :lower AND :upper",
+        ExpressionAttributeValues={":pk": _pk(job_id), ":lower": lower, ":upper": "result#~"},
+        Limit=limit + 1,
+        ConsistentRead=True,
+    )
+    items = answer.get("Items", [])
+    more = len(items) > limit
+    results = [
+        {"index": int(item["index"]), "status": item["status"], **_load_body(item)} for item in items[:limit]
+    ]
+    return results, (results[-1]["index"] if more and results else None)
+
+
+def record_delivery(job_id: str, delivery: dict[str, Any], keep: int = 10) -> None:
+    """Append one webhook delivery attempt to the job, keeping the last `keep`."""
+    job = get_job(job_id)
+    if job is None:
+        return
+    key = {"pk": _pk(job_id), "sk": "job"}
+    if len(job.deliveries) >= keep:
+        _table().update_item(Key=key, UpdateExpression="REMOVE deliveries[0]")
+    _table().update_item(
+        Key=key,
+        UpdateExpression="SET deliveries = list_append(if_not_exists(deliveries, :empty), :one)",
+        ExpressionAttributeValues={":empty": [], ":one": [delivery]},
+    )

@@ -1,0 +1,115 @@
+"""`POST /v1/batch` (CONTRACT 17): validate every item, check the webhook URL against the egress policy,
+create the job with its whole cost reserved (one transaction), then queue one message per item."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from webcapture import egress
+from webcapture.auth.caller import Caller
+from webcapture.credits import cost_of
+from webcapture.errors import NavigationFailed, NotFound, ServiceUnavailable, UrlNotAllowed
+from webcapture.jobs import idempotency, job_store
+from webcapture.jobs.batch_request import parse_batch
+from webcapture.jobs.job_store import AlreadyExists, Job, NewJob, Outcome
+from webcapture.jobs.work_queue import ItemMessage, send_items
+from webcapture.observability import logger
+
+_CHUNK = 10
+
+
+@dataclass(frozen=True)
+class Submitted:
+    job: Job
+    repeated: bool  # an earlier submit with the same Idempotency-Key and body made it
+
+
+def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> Submitted:
+    batch = parse_batch(payload)
+    key = idempotency.checked_key(idempotency_key)
+    record_pk = idempotency.record_key(caller.user_id, key) if key is not None else None
+    payload_hash = idempotency.body_hash(payload) if key is not None else ""
+    if record_pk is not None:
+        earlier = _earlier_job(record_pk, payload_hash)
+        if earlier is not None:
+            return Submitted(earlier, repeated=True)
+    if batch.webhook is not None:
+        _check_webhook_url(batch.webhook.url)
+    new = NewJob(
+        job_id=str(uuid.uuid4()),
+        caller=caller,
+        operation=batch.operation.value,
+        total=len(batch.requests),
+        cost_each=cost_of(batch.operation),
+        webhook=None if batch.webhook is None else batch.webhook.as_item(),
+        idempotency_pk=record_pk,
+        body_hash=payload_hash,
+    )
+    try:
+        job = job_store.create_job(new)
+    except AlreadyExists:
+        assert record_pk is not None
+        earlier = _earlier_job(record_pk, payload_hash)
+        if earlier is None:
+            raise ServiceUnavailable("The batch could not be created; retry") from None
+        return Submitted(earlier, repeated=True)
+    messages = [
+        ItemMessage(
+            job_id=job.job_id,
+            index=i,
+            user_id=caller.user_id,
+            key_hash=caller.key_hash,
+            key_id=caller.key_id,
+            request=request,
+            timeout_ms=batch.timeouts_ms[i],
+        )
+        for i, request in enumerate(batch.requests)
+    ]
+    sent = 0
+    try:
+        for start in range(0, len(messages), _CHUNK):
+            send_items(job.operation, messages[start : start + _CHUNK])
+            sent = min(start + _CHUNK, len(messages))
+    except Exception:
+        logger.exception("queueing a batch failed; cancelling what was not queued")
+        _abandon(job, sent)
+        raise ServiceUnavailable("The batch could not be queued; retry") from None
+    return Submitted(job, repeated=False)
+
+
+def _check_webhook_url(url: str) -> None:
+    """400 URL_NOT_ALLOWED, before anything is written, for a webhook the egress policy refuses, or whose
+    host does not resolve (no delivery could ever reach it)."""
+    try:
+        egress.check_target(url)
+    except NavigationFailed:
+        raise UrlNotAllowed("The webhook URL's host could not be resolved") from None
+
+
+def _earlier_job(record_pk: str, payload_hash: str) -> Job | None:
+    record = job_store.idempotency_record(record_pk)
+    if record is None:
+        return None
+    job = job_store.get_job(idempotency.same_job(record, payload_hash))
+    if job is None:
+        raise NotFound("The job of this Idempotency-Key has expired")
+    return job
+
+
+def _abandon(job: Job, sent: int) -> None:
+    """Cancel the job: the items that were queued finish as cancelled when they come up; the rest are
+    finished (and refunded) here."""
+    job_store.cancel_job(job.job_id)
+    job.status = "cancelled"
+    for index in range(sent, job.total):
+        token = str(uuid.uuid4())
+        if job_store.claim_item(job.job_id, index, token, 60_000) == "claimed":
+            job_store.finish_item(
+                job,
+                index,
+                token,
+                Outcome("cancelled", error={"code": "CANCELLED", "message": "The item could not be queued"}),
+            )
+    job_store.settle(job.job_id)

@@ -1,0 +1,97 @@
+"""The SQS messages of jobs (CONTRACT 17): one per item, on its operation's queue; webhook events on the
+webhooks queue. A wait (a busy key, a webhook retry) is a new message with a delay: it survives the
+function that sent it, where a sleep would not, and costs no function time."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from webcapture.aws import sqs_client
+from webcapture.settings import get_settings
+
+# SQS's longest message delay; a longer wait is made of several delayed messages.
+MAX_DELAY_S = 900
+_SEND_BATCH = 10  # SendMessageBatch's limit
+
+
+@dataclass(frozen=True)
+class ItemMessage:
+    job_id: str
+    index: int
+    user_id: str
+    key_hash: str | None
+    key_id: str | None
+    request: dict[str, Any]
+    timeout_ms: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "jobId": self.job_id,
+                "index": self.index,
+                "userId": self.user_id,
+                "keyHash": self.key_hash,
+                "keyId": self.key_id,
+                "request": self.request,
+                "timeoutMs": self.timeout_ms,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> ItemMessage:
+        raw = json.loads(text)
+        return cls(
+            job_id=str(raw["jobId"]),
+            index=int(raw["index"]),
+            user_id=str(raw["userId"]),
+            key_hash=raw.get("keyHash"),
+            key_id=raw.get("keyId"),
+            request=dict(raw["request"]),
+            timeout_ms=raw.get("timeoutMs"),
+        )
+
+
+def queue_url(operation: str) -> str:
+    for name, url in get_settings().job_queues:
+        if name == operation:
+            return url
+    raise RuntimeError(f"no work queue is configured for {operation} (JOBS_QUEUE_*_URL)")
+
+
+def send_items(operation: str, messages: list[ItemMessage]) -> None:
+    """Queue every item; raises if any could not be sent (after SQS's own retries of the failed ones)."""
+    url = queue_url(operation)
+    client = sqs_client()
+    for start in range(0, len(messages), _SEND_BATCH):
+        chunk = messages[start : start + _SEND_BATCH]
+        entries = [{"Id": str(m.index), "MessageBody": m.to_json()} for m in chunk]
+        for _attempt in range(3):
+            answer = client.send_message_batch(QueueUrl=url, Entries=entries)  # type: ignore[arg-type]
+            failed = {f["Id"] for f in answer.get("Failed", [])}
+            entries = [e for e in entries if e["Id"] in failed]
+            if not entries:
+                break
+        if entries:
+            raise RuntimeError(f"SQS refused {len(entries)} item(s) of the batch")
+
+
+def send_later(url: str, body: str, delay_s: int) -> None:
+    sqs_client().send_message(QueueUrl=url, MessageBody=body, DelaySeconds=max(0, min(delay_s, MAX_DELAY_S)))
+
+
+def send_webhook_event(body: dict[str, Any], delay_s: int = 0) -> None:
+    send_later(
+        get_settings().webhooks_queue, json.dumps(body, separators=(",", ":")), delay_s
+    )
+
+
+def queue_url_of_arn(arn: str) -> str:
+    """The URL of the queue an SQS record came from (its eventSourceARN), for a message sent back to it."""
+    name = arn.rsplit(":", 1)[-1]
+    for _operation, url in get_settings().job_queues:
+        if url.rstrip("/").rsplit("/", 1)[-1] == name:
+            return url
+    return str(sqs_client().get_queue_url(QueueName=name)["QueueUrl"])

@@ -1,0 +1,90 @@
+"""The jobs routes' bodies and answers (CONTRACT 17), for the OpenAPI document.
+
+The batch body is validated by webcapture.jobs.batch_request (each item as its endpoint's own model, with
+issue paths that name the item); this model states the same shape and limits for readers and tools."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from webcapture.jobs.batch_request import EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
+from webcapture.openapi.answers import _Answer
+
+JobOperation = Literal["screenshot", "links", "ai-extract", "markdown", "content", "pdf"]
+WebhookEvent = Literal["job.completed", "job.failed", "item.completed"]
+assert set(WebhookEvent.__args__) == set(EVENTS)  # type: ignore[attr-defined]
+
+
+class WebhookRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    url: str = Field(description="Where events are POSTed; it passes the egress policy at submit and at "
+                                 "every delivery", json_schema_extra={"format": "uri"})
+    events: list[WebhookEvent] | None = Field(None, min_length=1,
+                                              description="Default: job.completed and job.failed")
+    metadata: dict[str, Any] | None = Field(
+        None, description=f"Echoed in every event; at most {MAX_METADATA_BYTES} bytes as JSON")
+
+
+class BatchRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    operation: JobOperation
+    requests: list[dict[str, Any]] = Field(
+        min_length=1, max_length=MAX_ITEMS,
+        description="Request bodies of the operation's endpoint (validated as that endpoint's body; issue "
+                    "paths start with [\"requests\", i]). Each may add `timeout` (ms, 1,000..120,000): the "
+                    "item's own time budget. Screenshots and PDFs are always stored.")
+    webhook: WebhookRequest | None = None
+
+
+class BatchAcceptedData(_Answer):
+    jobId: str
+    status: Literal["queued"]
+    total: int
+    statusUrl: str = Field(description="GET it for the job's status and results")
+
+
+class JobResult(_Answer):
+    index: int
+    status: Literal["completed", "failed", "cancelled"]
+    data: dict[str, Any] | None = Field(None, description="What the endpoint's synchronous JSON answer holds")
+    error: dict[str, Any] | None = Field(None, description="{code, message}")
+
+
+class WebhookDelivery(_Answer):
+    eventId: str
+    type: str
+    attempt: int
+    at: str
+    ok: bool
+    status: int | None = None
+    error: str | None = None
+
+
+class JobWebhook(_Answer):
+    url: str
+    events: list[str]
+    metadata: dict[str, Any]
+    deliveries: list[WebhookDelivery] = Field(description="The last delivery attempts, oldest first")
+
+
+class JobData(_Answer):
+    jobId: str
+    operation: JobOperation
+    status: Literal["queued", "running", "completed", "failed", "cancelled"]
+    total: int
+    completed: int
+    failed: int
+    cancelled: int
+    creditsCost: int = Field(description="Credits spent: the batch's reservation less every refund")
+    createdAt: str
+    updatedAt: str
+    expiresAt: str
+    results: list[JobResult] = Field(description="Finished items of this page, in index order")
+    next: str | None = Field(description="The cursor of the next page, or null")
+    webhook: JobWebhook | None = None
+
+
+class WebhookSecretData(_Answer):
+    secret: str = Field(description="whsec_ + base64 of 32 random bytes (Standard Webhooks)")

@@ -1,0 +1,101 @@
+"""A job's workers killed at random (CONTRACT 17): the screenshot function's containers are SIGKILLed again
+and again while a 200-item batch runs. What the killed invocations held comes back to the queue after its
+visibility timeout (shortened for this stack), and each item still ends with exactly one result, the
+credits spent are exactly the successes' cost, and nothing is left in the dead-letter queue."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from localapi.container_worker import process_name
+from tests.support.fixture_server import FixtureHttpServer, get_server
+from tests.support.jobs_client import (
+    all_results,
+    credits_left,
+    drained,
+    job,
+    messages_held,
+    wait_until_settled,
+)
+from tests.support.local_api import LocalApi, start_local_api
+from webcapture.browser.launch import processes
+
+ITEMS = 200
+KILLS = 12
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[LocalApi]:
+    stack = start_local_api(
+        {"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.1/32", "WEBCAPTURE_WARM_START": "0",
+         "WEBCAPTURE_JOB_BUSY_DELAY_S": "1"},
+        demo_credits=1_000,
+        extra_args=["--max-containers", "3", "--no-prewarm", "--parameter", "JobsWorkerConcurrency=3",
+                    "--parameter", "JobsVisibilityTimeout=10"])
+    yield stack
+    stack.stop()
+
+
+def screenshot_containers(root: int) -> list[int]:
+    name, found, todo = process_name("ScreenshotFunction"), [], [root]
+    while todo:
+        for child in processes.children(todo.pop()):
+            todo.append(child)
+            try:
+                if Path(f"/proc/{child}/comm").read_text().strip() == name:
+                    found.append(child)
+            except OSError:
+                pass
+    return found
+
+
+def test_workers_killed_at_random_leave_one_result_per_item_and_exact_credits(api: LocalApi) -> None:
+    site: FixtureHttpServer = get_server()
+    before = credits_left(api)
+    body = {"operation": "screenshot",
+            "requests": [{"url": site.url(f"/plain.html?n={i}"), "timeout": 8_000} for i in range(ITEMS)]}
+    answer = api.call("POST", "/v1/batch", json=body)
+    assert answer.status_code == 202, answer.text
+    job_id = answer.json()["data"]["jobId"]
+
+    kills: list[int] = []
+    stop = threading.Event()
+    rng = random.Random(22)
+
+    def killer() -> None:
+        while len(kills) < KILLS and not stop.wait(rng.uniform(1.5, 3.5)):
+            running = screenshot_containers(api.process.pid)
+            if running:
+                victim = rng.choice(running)
+                try:
+                    os.kill(victim, signal.SIGKILL)
+                    kills.append(victim)
+                except ProcessLookupError:
+                    pass
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    while len(kills) < KILLS and job(api, job_id, limit=1)["status"] not in ("completed", "failed"):
+        thread.join(timeout=1)
+    stop.set()
+    thread.join()
+    assert len(kills) >= 10, f"only {len(kills)} kills before the job ended"
+
+    settled = wait_until_settled(api, job_id, give_up_s=1200)
+    results = all_results(api, job_id, limit=100)
+    assert Counter(r["index"] for r in results) == Counter(range(ITEMS))  # each exactly once
+    completed = sum(r["status"] == "completed" for r in results)
+    assert completed == settled["completed"] and completed + settled["failed"] == ITEMS
+    assert completed > ITEMS // 2  # the batch made progress through the kills
+    assert settled["creditsCost"] == completed
+    assert credits_left(api) == before - completed
+    assert drained(api, "Jobs", give_up_s=60) == 0
+    assert messages_held(api, "DeadLetter") == 0

@@ -1,0 +1,87 @@
+"""What the jobs end-to-end tests do with a local API: submit, wait for the end, read every result page,
+the key's credits, and how many messages the stack's queues still hold."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import boto3
+
+from tests.support.local_api import LocalApi
+
+FINAL = ("completed", "failed", "cancelled")
+
+
+def credits_left(api: LocalApi, key: str | None = None) -> int:
+    answer = api.call("GET", "/v1/api-keys/list", key=key)
+    assert answer.status_code == 200, answer.text
+    (own,) = [k for k in answer.json()["data"]["apiKeys"] if k["start"] == (key or api.api_key)[:6]]
+    return int(own["remaining"])
+
+
+def job(api: LocalApi, job_id: str, key: str | None = None, **params: Any) -> dict[str, Any]:
+    answer = api.call("GET", f"/v1/jobs/{job_id}", key=key, params=params)
+    assert answer.status_code == 200, answer.text
+    data: dict[str, Any] = answer.json()["data"]
+    return data
+
+
+def wait_until_settled(api: LocalApi, job_id: str, give_up_s: float, key: str | None = None) -> dict[str, Any]:
+    """The job once it has its final status and every item its result (a wait bound, not a timed check)."""
+    deadline = time.monotonic() + give_up_s
+    while True:
+        data = job(api, job_id, key, limit=1)
+        if data["status"] in FINAL and data["completed"] + data["failed"] + data["cancelled"] == data["total"]:
+            return data
+        if time.monotonic() > deadline:
+            raise AssertionError(f"job {job_id} did not settle: {data}")
+        time.sleep(0.5)
+
+
+def all_results(api: LocalApi, job_id: str, limit: int, key: str | None = None) -> list[dict[str, Any]]:
+    """Every result, page by page through `next`."""
+    results: list[dict[str, Any]] = []
+    params: dict[str, Any] = {"limit": limit}
+    while True:
+        data = job(api, job_id, key, **params)
+        assert len(data["results"]) <= limit
+        results.extend(data["results"])
+        if data["next"] is None:
+            return results
+        params = {"limit": limit, "cursor": data["next"]}
+
+
+def sqs(api: LocalApi) -> Any:
+    return boto3.client("sqs", endpoint_url=api.aws_endpoint, region_name="us-east-1",
+                        aws_access_key_id="local", aws_secret_access_key="local")
+
+
+def queue_urls(api: LocalApi) -> dict[str, str]:
+    """Every queue of the stack by name (the work queues, the webhooks queue, the dead-letter queue)."""
+    client = sqs(api)
+    urls = client.list_queues().get("QueueUrls", [])
+    return {url.rsplit("/", 1)[-1]: url for url in urls}
+
+
+def messages_held(api: LocalApi, name_contains: str = "") -> int:
+    """Messages visible, in flight or delayed, over the stack's queues whose name contains the text."""
+    client, total = sqs(api), 0
+    for name, url in queue_urls(api).items():
+        if name_contains not in name:
+            continue
+        attrs = client.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        total += sum(int(attrs.get(k, 0)) for k in ("ApproximateNumberOfMessages",
+                                                     "ApproximateNumberOfMessagesNotVisible",
+                                                     "ApproximateNumberOfMessagesDelayed"))
+    return total
+
+
+def drained(api: LocalApi, name_contains: str, give_up_s: float) -> int:
+    """What the queues still hold once they have drained, or when give_up_s has passed (a wait bound): a
+    message whose worker was killed after its item finished comes back after the visibility timeout, and
+    is then acknowledged without running again."""
+    deadline = time.monotonic() + give_up_s
+    while (held := messages_held(api, name_contains)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return held

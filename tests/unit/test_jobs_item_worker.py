@@ -1,0 +1,163 @@
+"""A job's items in the work function (CONTRACT 17), over moto: each runs once however often it is
+delivered, a full key's items wait on the queue, failures and cancellations are refunded, AWS trouble is
+a partial batch failure, and the job's end queues its webhook event."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from tests.support.dns_server import answering
+from tests.unit.test_jobs_store import caller_of, jobs_aws, remaining  # noqa: F401
+from webcapture import concurrency, metering
+from webcapture.auth import api_keys
+from webcapture.credits import Operation
+from webcapture.errors import NavigationFailed, ServiceUnavailable
+from webcapture.jobs import job_store
+from webcapture.jobs.item_worker import ItemRunner, handle_records
+from webcapture.jobs.submit import submit_batch
+
+
+class Runs:
+    """A runner that records what it ran (and may fail, or take its time)."""
+
+    def __init__(self, fail: type[Exception] | None = None, hold: threading.Event | None = None) -> None:
+        self.urls: list[str] = []
+        self.fail, self.hold = fail, hold
+        self.lock = threading.Lock()
+
+    def __call__(self, caller: Any, request: Any) -> dict[str, Any]:
+        with metering.metered(caller, 1):  # as every operation does: a slot of the key, no charge here
+            with self.lock:
+                self.urls.append(request.url)
+            if self.hold is not None:
+                self.hold.wait(10)
+            if self.fail is not None:
+                raise self.fail("the page failed")
+            return {"links": [], "url": request.url}
+
+
+def receive_all(url: str) -> list[dict[str, Any]]:
+    sqs = boto3.client("sqs")
+    got: list[dict[str, Any]] = []
+    while True:
+        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"])
+        messages = answer.get("Messages", [])
+        if not messages:
+            return got
+        got.extend(messages)
+
+
+def event_of(messages: list[dict[str, Any]], queue: str = "webcapture-local-LinksJobsQueue") -> dict[str, Any]:
+    return {"Records": [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
+                         "attributes": m.get("Attributes", {"ApproximateReceiveCount": "1"}),
+                         "eventSource": "aws:sqs",
+                         "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{queue}"} for m in messages]}
+
+
+@pytest.fixture
+def links_queue(jobs_aws: dict[str, str], settings_env: pytest.MonkeyPatch) -> Iterator[str]:  # noqa: F811
+    settings_env.setenv("JOBS_QUEUE_LINKS_URL", jobs_aws["LinksJobsQueue"])
+    settings_env.setenv("WEBCAPTURE_JOB_BUSY_DELAY_S", "0")
+    from webcapture.settings import get_settings
+    get_settings.cache_clear()
+    yield jobs_aws["LinksJobsQueue"]
+
+
+def submit(record: api_keys.ApiKeyRecord, count: int, webhook: dict[str, Any] | None = None) -> str:
+    body: dict[str, Any] = {"operation": "links",
+                            "requests": [{"url": f"https://site.example/{i}"} for i in range(count)]}
+    if webhook is not None:
+        body["webhook"] = webhook
+    return submit_batch(caller_of(record), body, None).job.job_id
+
+
+def run(messages: list[dict[str, Any]], runner: Runs) -> dict[str, Any]:
+    return handle_records(event_of(messages), lambda: 60_000.0, ItemRunner(Operation.LINKS, runner))
+
+
+def test_every_item_runs_once_however_often_it_is_delivered(links_queue: str) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    job_id = submit(record, 3)
+    messages = receive_all(links_queue)
+    runner = Runs()
+    assert run(messages, runner) == {"batchItemFailures": []}
+    assert run(messages, runner) == {"batchItemFailures": []}  # every message delivered a second time
+    assert sorted(runner.urls) == [f"https://site.example/{i}" for i in range(3)]
+    job = job_store.get_job(job_id)
+    assert job is not None and (job.status, job.completed, job.credits_cost) == ("completed", 3, 3)
+    assert remaining(record) == 7
+
+
+def test_a_second_delivery_while_the_first_runs_waits_on_the_queue(links_queue: str) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    submit(record, 1)
+    (message,) = receive_all(links_queue)
+    hold = threading.Event()
+    runner = Runs(hold=hold)
+    first = threading.Thread(target=run, args=([message], runner))
+    first.start()
+    while not runner.urls:
+        time.sleep(0.01)
+    assert run([message], runner) == {"batchItemFailures": []}  # acknowledged: sent back instead
+    hold.set()
+    first.join()
+    (again,) = receive_all(links_queue)
+    assert json.loads(again["Body"]) == json.loads(message["Body"])
+    run([again], runner)
+    assert len(runner.urls) == 1
+
+
+def test_items_of_a_full_key_wait_instead_of_failing(links_queue: str) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10, max_concurrency=1)
+    job_id = submit(record, 1)
+    (message,) = receive_all(links_queue)
+    held = concurrency.Lease(record.key_hash, "sync-request", concurrency.lease_element("sync-request", 2**62))
+    concurrency.take(held)
+    runner = Runs()
+    assert run([message], runner) == {"batchItemFailures": []}
+    assert runner.urls == []
+    job = job_store.get_job(job_id)
+    assert job is not None and job.done == 0
+    concurrency.release(held)
+    (waiting,) = receive_all(links_queue)
+    run([waiting], runner)
+    assert runner.urls == ["https://site.example/0"]
+
+
+def test_failed_and_cancelled_items_are_refunded_and_the_event_queued(
+        links_queue: str, jobs_aws: dict[str, str]) -> None:  # noqa: F811
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    with answering(lambda name: ["93.184.215.14"]):  # a public address for the webhook's host
+        job_id = submit(record, 4, webhook={"url": "https://hooks.example/x", "events": ["job.completed"]})
+    messages = receive_all(links_queue)
+    run(messages[:2], Runs(fail=NavigationFailed))
+    assert job_store.cancel_job(job_id)
+    run(messages[2:], Runs())
+    job = job_store.get_job(job_id)
+    assert job is not None
+    assert (job.status, job.failed, job.cancelled, job.credits_cost) == ("cancelled", 2, 2, 0)
+    assert remaining(record) == 10
+    results, _ = job_store.results_page(job_id, -1, 50)
+    assert [r["status"] for r in results] == ["failed", "failed", "cancelled", "cancelled"]
+    assert results[0]["error"]["code"] == "NAVIGATION_FAILED"
+    (event,) = receive_all(jobs_aws["WebhooksQueue"])
+    body = json.loads(event["Body"])
+    assert body["payload"]["type"] == "job.completed" and body["payload"]["status"] == "cancelled"
+
+
+def test_aws_trouble_is_a_partial_batch_failure_and_frees_the_item(links_queue: str) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    job_id = submit(record, 2)
+    messages = receive_all(links_queue)
+    answer = run(messages[:1], Runs(fail=ServiceUnavailable))
+    assert answer == {"batchItemFailures": [{"itemIdentifier": messages[0]["MessageId"]}]}
+    run(messages, Runs())  # delivered again: now it runs
+    job = job_store.get_job(job_id)
+    assert job is not None and (job.completed, job.failed) == (2, 0)
