@@ -108,6 +108,11 @@ class Settings:
     # html.parser and markdownify take about 15 us a character of dense markup here (README, Decisions).
     max_html_chars: int = 1_000_000
 
+    # Upstream proxies (CONTRACT 20): named pools as JSON ({"us": "http://user:pass@host:port"}), or the
+    # name of a Secrets Manager secret holding that JSON (deployed). Read by webcapture.egress.upstream.
+    upstream_proxies: str | None = None
+    upstream_proxies_secret: str | None = None
+
     # Observability
     service_name: str = "webcapture"
     metrics_namespace: str = "webcapture"
@@ -149,6 +154,8 @@ class Settings:
             ai_timeout_s=float(env("WEBCAPTURE_AI_TIMEOUT_S", "") or cls.ai_timeout_s),
             ai_content_budget_chars=_int("WEBCAPTURE_AI_CONTENT_BUDGET_CHARS", cls.ai_content_budget_chars),
             max_html_chars=_int("WEBCAPTURE_MAX_HTML_CHARS", cls.max_html_chars),
+            upstream_proxies=_optional("WEBCAPTURE_UPSTREAM_PROXIES"),
+            upstream_proxies_secret=_optional("WEBCAPTURE_UPSTREAM_PROXIES_SECRET"),
             service_name=env("POWERTOOLS_SERVICE_NAME", cls.service_name),
             metrics_namespace=env("POWERTOOLS_METRICS_NAMESPACE", cls.metrics_namespace),
         )
