@@ -38,8 +38,12 @@ MARKER_CLASSES = ("cf-turnstile", "g-recaptcha", "h-captcha", "cf-browser-verifi
 # Inline script words of the walls (their configuration objects).
 INLINE_MARKERS = ("_cf_chl_opt", "captcha-delivery.com", "_pxAppId", "_pxUuid")
 
-_CF_TITLES = ("just a moment", "attention required! | cloudflare", "please wait... | cloudflare",
-              "one moment, please", "checking your browser", "used cloudflare to restrict access")
+# Whole titles (a post titled "Just a moment with our founder" is not one), then title fragments.
+_CF_TITLES = frozenset({"just a moment...", "just a moment\u2026", "just a moment",
+                        "attention required! | cloudflare", "please wait... | cloudflare",
+                        "one moment, please...",
+                        "checking your browser"})
+_CF_TITLE_PARTS = ("used cloudflare to restrict access", "checking your browser before accessing")
 _CF_PARTS = ("challenge-form", "challenge-running", "challenge-stage", "challenge-error-text", "cf-wrapper",
              "cf-error-details", "cf-challenge-running", "cf-browser-verification")
 _CAPTCHA_SOURCES = ("challenges.cloudflare.com/turnstile", "google.com/recaptcha", "recaptcha.net/recaptcha",
@@ -102,8 +106,9 @@ def _cloudflare(page: PageSignals) -> Wall | None:
     challenge_script = any("/cdn-cgi/challenge-platform/" in src for src in page.script_srcs)
     options = "_cf_chl_opt" in page.markers
     served_by_cf = headers.get("server", "").strip().lower() == "cloudflare" or "cf-ray" in headers
-    own = parts or options or challenge_script
-    if own and any(title.startswith(t) or t in title for t in _CF_TITLES):
+    # The challenge-platform script counts on a short page only: Bot Management adds it to ordinary ones.
+    own = parts or options or (challenge_script and page.text_length < SHORT_PAGE_CHARS)
+    if own and (title in _CF_TITLES or any(part in title for part in _CF_TITLE_PARTS)):
         return Wall("Cloudflare", f"challenge page titled {page.title.strip()[:80]!r}")
     if served_by_cf and page.status in _BLOCKING_STATUSES and (parts or options):
         return Wall("Cloudflare", f"{page.status} with {(parts or ['_cf_chl_opt'])[0]}")
