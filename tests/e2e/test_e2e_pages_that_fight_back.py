@@ -89,7 +89,8 @@ def png_colours(image: bytes) -> int:
         idat += body if kind == b"IDAT" else b""
     width, height, _, colour = struct.unpack(">IIBB", header[:10])
     bpp = 4 if colour == 6 else 3
-    raw, stride, previous, seen = zlib.decompress(idat), width * bpp, bytearray(width * bpp), set()
+    raw, stride, previous = zlib.decompress(idat), width * bpp, bytearray(width * bpp)
+    seen: set[bytes] = set()
     for row in range(height):
         start = row * (stride + 1)
         line = _unfilter(raw[start], bytearray(raw[start + 1:start + 1 + stride]), previous, bpp)
@@ -145,6 +146,7 @@ def test_a_click_cannot_open_an_internal_address(api: LocalApi, site: FightSite,
     inside = site.url(f"/click-inside?to=http://{CANARY}:{canary.port}/admin")
     body = assert_envelope_error(post(api, "/v1/web/content", {"url": inside, "actions": [
         {"type": "click", "selector": "#go"}]}), 400, "URL_NOT_ALLOWED")
+    assert "egress policy" in body["error"]["message"]
     assert canary.connections == seen
     assert remaining(api) == before
 
@@ -260,3 +262,4 @@ def test_bad_input_lists_every_issue(api: LocalApi, site: FightSite) -> None:
                                    "path": ["proxy"], "message": by_path[("proxy",)]["message"]}
     assert len(issues) == 7
     assert PROXY_PASSWORD not in response.text
+

@@ -85,7 +85,7 @@ class CountingConnectProxy:
     def __init__(self, host: str, username: str, password: str, source: str) -> None:
         self._server = _Server((host, 0), _Handler)
         self._server.state = _State(username, password, source)
-        self.host, self.port = self._server.server_address[:2]
+        self.host, self.port = str(self._server.server_address[0]), int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 

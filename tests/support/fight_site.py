@@ -49,12 +49,17 @@ TABS = """<!doctype html><title>Tabs</title><style>
 BLANK_FOR_GOOD = """<!doctype html><title>Pale</title><style>html, body { background: #fff; color: #fff; }
 </style><h1>Invisible ink</h1><p>Every word here is white on white.</p>"""
 
-# A white cover over the text that goes away a moment after the load (within the retry's wait): the first
-# capture is blank, the second is not.
+# A white cover over the text, gone once something asks whether the page shows anything (the screenshot asks
+# after a flat first capture, before it captures again): the first capture is blank, the second is not.
 BLANK_AT_FIRST = """<!doctype html><title>Late</title><style>
 #cover { position: fixed; inset: 0; background: #fff; z-index: 10; }
 </style><h1>Here at last</h1><p>The page shows its text after a moment.</p><div id="cover"></div>
-<script>addEventListener("load", () => setTimeout(() => document.getElementById("cover").remove(), 350));
+<script>
+const checkVisibility = Element.prototype.checkVisibility;
+Element.prototype.checkVisibility = function (...options) {
+  document.getElementById("cover")?.remove();
+  return checkVisibility.apply(this, options);
+};
 </script>"""
 
 
