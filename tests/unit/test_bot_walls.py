@@ -58,3 +58,11 @@ def test_html_signals_read_titles_sources_markers_and_text() -> None:
     assert "challenge-form" in signals.markers and "_cf_chl_opt" in signals.markers
     assert "window._cf_chl_opt" not in signals.text  # scripts are not text
     assert signals.text_length < 500
+
+
+def test_every_marker_and_source_word_holds_an_anchor() -> None:
+    from webcapture.content import bot_walls
+
+    words = (*bot_walls.INLINE_MARKERS, *bot_walls.MARKER_IDS, *bot_walls.MARKER_CLASSES,
+             *bot_walls._SOURCE_WORDS)
+    assert all(any(anchor in word for anchor in bot_walls.ANCHORS) for word in words)

@@ -69,7 +69,12 @@ class PageSignals:
     cookie_names: tuple[str, ...] = ()
     markers: frozenset[str] = frozenset()  # MARKER_IDS, MARKER_CLASSES and INLINE_MARKERS found
     text: str = ""  # the visible text's start (TEXT_SAMPLE_CHARS)
-    text_length: int = 0  # all of the visible text
+    # All of the visible text; None when it was not read (needs_text said no rule would ask): a long page.
+    text_length: int | None = 0
+
+    @property
+    def short(self) -> bool:
+        return self.text_length is not None and self.text_length < SHORT_PAGE_CHARS
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,21 @@ class Wall:
     def message(self) -> str:
         return (f"The target answered with a bot wall ({self.vendor}: {self.evidence}) instead of the page; "
                 "no credit was taken. Send allowBlocked: true to capture the wall as it is")
+
+
+# Titles whose rules read the text.
+TEXT_TITLES = ("access denied", "access to this page has been")
+# Sources whose rules read the text (lower case, as substrings of a script's or frame's URL).
+TEXT_SOURCES = ("/cdn-cgi/challenge-platform/", *_CAPTCHA_SOURCES)
+
+
+def needs_text(title: str, sources: str, markers: frozenset[str]) -> bool:
+    """Whether any rule could read the page's text (so an ordinary page is never read as text): a wall's
+    element or inline configuration, a source some rule reads text for, or a title that one does.
+    `sources`: the lower-cased script and frame URLs, joined."""
+    lowered = title.strip().lower()
+    return bool(markers) or any(lowered.startswith(t) for t in TEXT_TITLES) or any(
+        source in sources for source in TEXT_SOURCES)
 
 
 def detect_wall(page: PageSignals) -> Wall | None:
@@ -107,7 +127,7 @@ def _cloudflare(page: PageSignals) -> Wall | None:
     options = "_cf_chl_opt" in page.markers
     served_by_cf = headers.get("server", "").strip().lower() == "cloudflare" or "cf-ray" in headers
     # The challenge-platform script counts on a short page only: Bot Management adds it to ordinary ones.
-    own = parts or options or (challenge_script and page.text_length < SHORT_PAGE_CHARS)
+    own = parts or options or (challenge_script and page.short)
     if own and (title in _CF_TITLES or any(part in title for part in _CF_TITLE_PARTS)):
         return Wall("Cloudflare", f"challenge page titled {page.title.strip()[:80]!r}")
     if served_by_cf and page.status in _BLOCKING_STATUSES and (parts or options):
@@ -120,7 +140,7 @@ def _datadome(page: PageSignals) -> Wall | None:
         return Wall("DataDome", "captcha from captcha-delivery.com")
     if "x-datadome" in page.headers and page.status in _BLOCKING_STATUSES:
         return Wall("DataDome", f"{page.status} with x-datadome")
-    if "captcha-delivery.com" in page.markers and page.text_length < SHORT_PAGE_CHARS:
+    if "captcha-delivery.com" in page.markers and page.short:
         return Wall("DataDome", "captcha configuration on a short page")
     return None
 
@@ -141,7 +161,7 @@ def _perimeterx(page: PageSignals) -> Wall | None:
 
 
 def _akamai(page: PageSignals) -> Wall | None:
-    if page.title.strip().lower() != "access denied" or page.text_length >= SHORT_PAGE_CHARS:
+    if page.title.strip().lower() != "access denied" or not page.short:
         return None
     text = page.text.lower().replace("\u2019", "'")  # a typographic apostrophe reads as a plain one
     if "reference #" in text or "don't have permission to access" in text:
@@ -152,7 +172,7 @@ def _akamai(page: PageSignals) -> Wall | None:
 def _captcha(page: PageSignals) -> Wall | None:
     widget = _any_in(_CAPTCHA_SOURCES, _sources(page)) or next(
         (name for name in ("cf-turnstile", "g-recaptcha", "h-captcha") if name in page.markers), None)
-    if widget is None or page.text_length >= SHORT_PAGE_CHARS:
+    if widget is None or not page.short:
         return None
     if page.status in _BLOCKING_STATUSES:
         return Wall("captcha", f"{page.status} with {widget}")
@@ -170,24 +190,43 @@ _INVISIBLE = re.compile(r"<(script|style|noscript|template|head)\b.*?</\1\s*>", 
 _TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"\s+")
 _WANTED = frozenset(MARKER_IDS) | frozenset(MARKER_CLASSES)
+# Every source any rule looks at; a page holding none of them needs its script and frame URLs not at all.
+_SOURCE_WORDS = ("/cdn-cgi/challenge-platform/", "captcha-delivery.com", *_CAPTCHA_SOURCES, *_PX_SOURCES)
+# Every marker and source word holds one of these: a page that holds none is looked at no further (a few
+# scans of the HTML instead of one per word; tests/unit/test_bot_walls.py checks the cover).
+ANCHORS = ("challenge", "captcha", "cf-", "_cf_chl", "_px", "perimeterx", "px-c", "turnstile")
 
 
 def signals_from_html(html: str, status: int | None = None, headers: Mapping[str, str] | None = None,
                       cookie_names: Iterable[str] = ()) -> PageSignals:
     """The signals of a served HTML document, as the browser would report them (close enough: the text is
-    the markup without tags, scripts and styles)."""
-    title = _TITLE.search(html)
-    markers = {word for value in _ID_OR_CLASS.findall(html) for word in value.split() if word in _WANTED}
-    markers |= {marker for marker in INLINE_MARKERS if marker in html}
-    text = _SPACE.sub(" ", html_lib.unescape(_TAG.sub(" ", _INVISIBLE.sub(" ", html)))).strip()
+    the markup without tags, scripts and styles). Each marker is first looked for as a plain substring, so
+    an ordinary page costs a few scans of its text and no parsing."""
+    title_match = _TITLE.search(html)
+    title = html_lib.unescape(_SPACE.sub(" ", title_match.group(1))).strip() if title_match else ""
+    markers: set[str] = set()
+    scripts: tuple[str, ...] = ()
+    iframes: tuple[str, ...] = ()
+    if any(anchor in html for anchor in ANCHORS):  # else an ordinary page: no marker can be in it
+        markers = {marker for marker in INLINE_MARKERS if marker in html}
+        wanted = [name for name in _WANTED if name in html]
+        if wanted:
+            found = {word for value in _ID_OR_CLASS.findall(html) for word in value.split()}
+            markers |= found.intersection(wanted)
+        if any(source in html for source in _SOURCE_WORDS):
+            scripts, iframes = tuple(_SRC_OF["script"].findall(html)), tuple(_SRC_OF["iframe"].findall(html))
+    text, length = "", None
+    if needs_text(title, " ".join((*scripts, *iframes)).lower(), frozenset(markers)):
+        text = _SPACE.sub(" ", html_lib.unescape(_TAG.sub(" ", _INVISIBLE.sub(" ", html)))).strip()
+        length = len(text)
     return PageSignals(
         status=status,
         headers={name.lower(): value for name, value in (headers or {}).items()},
-        title=html_lib.unescape(_SPACE.sub(" ", title.group(1))).strip() if title else "",
-        script_srcs=tuple(_SRC_OF["script"].findall(html)),
-        iframe_srcs=tuple(_SRC_OF["iframe"].findall(html)),
+        title=title,
+        script_srcs=scripts,
+        iframe_srcs=iframes,
         cookie_names=tuple(cookie_names),
         markers=frozenset(markers),
         text=text[:TEXT_SAMPLE_CHARS],
-        text_length=len(text),
+        text_length=length,
     )

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from webcapture.models.page_actions import use_pool_names
 from webcapture.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -107,3 +108,7 @@ def clear_upstream_cache() -> None:
     """Forget parsed pools and secret values (tests change the configuration)."""
     _parsed.cache_clear()
     _secret_text.cache_clear()
+
+
+# Requests name a pool with `proxy`: checked against these (webcapture.models.page_actions).
+use_pool_names(lambda: list(upstream_proxies()))

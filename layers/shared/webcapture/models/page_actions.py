@@ -7,6 +7,7 @@ what its type needs is a `custom` issue at that field (a rule across fields, as 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -100,10 +101,23 @@ StatusSpec = Annotated[
 ]
 
 
-def _check_proxy(name: str) -> str:
-    from webcapture.egress.upstream_config import upstream_proxies  # the configuration, only when asked
+def _no_pools() -> Iterable[str]:
+    return ()
 
-    names = list(upstream_proxies())
+
+_pool_names: Callable[[], Iterable[str]] = _no_pools
+
+
+def use_pool_names(names: Callable[[], Iterable[str]]) -> None:
+    """What `proxy` is checked against: the operator's pools. webcapture.egress.upstream_config sets it when
+    imported (every browser function imports it); the models read no configuration themselves, so the
+    functions that only describe them (the OpenAPI document) never touch the pools' secret."""
+    global _pool_names
+    _pool_names = names
+
+
+def _check_proxy(name: str) -> str:
+    names = list(_pool_names())
     if name not in names:
         raise PydanticCustomError("invalid_enum_value", "Invalid enum value",
                                   {"options": names, "received": name})

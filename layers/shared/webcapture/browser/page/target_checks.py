@@ -17,6 +17,8 @@ from webcapture.content.bot_walls import (
     MARKER_CLASSES,
     MARKER_IDS,
     TEXT_SAMPLE_CHARS,
+    TEXT_SOURCES,
+    TEXT_TITLES,
     PageSignals,
     Wall,
     detect_wall,
@@ -25,32 +27,45 @@ from webcapture.errors import TargetBlocked, TargetHttpError
 from webcapture.models.page_actions import status_refused
 from webcapture.models.page_control import PageControl
 
-# Only a page with little text is read as text (walls are short); a long page reports its length only, so
-# the check costs the same on a 100,000-link page as on a short one.
+# One pass over the page's scripts, frames and the walls' elements; the text is read only when some rule
+# could ask for it (bot_walls.needs_text: the same lists, passed in), and then only on a short page, so an
+# ordinary page costs a few lookups and no layout.
 _SIGNALS_JS = """
-([ids, classes, inline, limit]) => {
+([ids, classes, inline, textTitles, textSources, limit]) => {
   const srcs = (selector) => Array.from(document.querySelectorAll(selector), (e) => e.src).slice(0, 200);
-  const markers = ids.filter((id) => document.getElementById(id) !== null)
-    .concat(classes.filter((name) => document.getElementsByClassName(name).length > 0));
-  let code = "";
-  for (const script of document.querySelectorAll("script:not([src])")) {
-    code += script.textContent.slice(0, 20000);
-    if (code.length > 100000) break;
+  const scripts = srcs("script[src]"), iframes = srcs("iframe[src]");
+  const markers = new Set(ids.filter((id) => document.getElementById(id) !== null));
+  for (const element of document.querySelectorAll(classes.map((name) => "." + name).join(","))) {
+    for (const name of classes) if (element.classList.contains(name)) markers.add(name);
   }
-  markers.push(...inline.filter((word) => code.includes(word)));
-  if (typeof window._cf_chl_opt !== "undefined") markers.push("_cf_chl_opt");
+  let count = 0;
+  for (const script of document.querySelectorAll("script:not([src])")) {
+    const start = script.textContent.slice(0, 2000);  // the walls' configuration opens their scripts
+    for (const word of inline) if (start.includes(word)) markers.add(word);
+    if (++count >= 100) break;
+  }
+  if (typeof window._cf_chl_opt !== "undefined") markers.add("_cf_chl_opt");
+  const title = document.title;
+  const lowered = title.trim().toLowerCase();
+  const sources = scripts.concat(iframes).join(" ").toLowerCase();
+  const needed = markers.size > 0 || textTitles.some((t) => lowered.startsWith(t))
+    || textSources.some((s) => sources.includes(s));
+  let text = "", length = null;
   const body = document.body;
-  const raw = body ? body.textContent.length : 0;
-  const text = !body ? "" : raw < 50000 ? body.innerText : body.textContent.slice(0, limit);
-  return {title: document.title, scripts: srcs("script[src]"), iframes: srcs("iframe[src]"), markers,
-          text: text.slice(0, limit), length: raw < 50000 ? text.length : raw};
+  if (needed && body) {
+    const raw = body.textContent.length;
+    text = raw < 50000 ? body.innerText : "";
+    length = raw < 50000 ? text.length : raw;
+  }
+  return {title, scripts, iframes, markers: Array.from(markers), text: text.slice(0, limit), length};
 }
 """
 
 
 def page_signals(page: Page, status: int | None, document: Response | None) -> PageSignals:
-    found: dict[str, Any] = page.evaluate(
-        _SIGNALS_JS, [list(MARKER_IDS), list(MARKER_CLASSES), list(INLINE_MARKERS), TEXT_SAMPLE_CHARS])
+    found: dict[str, Any] = page.evaluate(_SIGNALS_JS, [
+        list(MARKER_IDS), list(MARKER_CLASSES), list(INLINE_MARKERS), list(TEXT_TITLES), list(TEXT_SOURCES),
+        TEXT_SAMPLE_CHARS])
     title = str(found["title"])
     # Cookies only matter for PerimeterX's block title; a round trip to the browser is saved elsewhere.
     px_title = title.strip().lower().startswith("access to this page")
@@ -64,7 +79,7 @@ def page_signals(page: Page, status: int | None, document: Response | None) -> P
         cookie_names=cookies,
         markers=frozenset(found["markers"]),
         text=str(found["text"]),
-        text_length=int(found["length"]),
+        text_length=None if found["length"] is None else int(found["length"]),
     )
 
 
