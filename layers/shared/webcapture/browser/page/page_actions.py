@@ -38,6 +38,11 @@ def run_actions(page: Page, actions: Sequence[Action], deadline: Deadline, motio
         if room < MIN_STEP_MS:
             raise deadline.expired()  # the budget ran out, not the step: 504, as for any wait
         timeout = min(action.step_timeout_ms, room)
+        if action.type == "wait" and action.selector is None:
+            # A pause is as long as asked (its own length, not the step timeout), if the budget has it.
+            if (action.ms or 0) >= room:
+                raise deadline.expired()
+            timeout = room
         before = motion.moves
         try:
             _run(page, action, timeout)
@@ -81,7 +86,7 @@ def _run(page: Page, action: Action, timeout: float) -> None:
         if selector is not None:
             page.wait_for_selector(selector, state="visible", timeout=timeout)
         else:
-            page.wait_for_timeout(min(action.ms or 0, timeout))
+            page.wait_for_timeout(action.ms or 0)
     else:
         _scroll(page, action, selector, timeout)
 
