@@ -26,18 +26,25 @@ RETRY_WAIT_MS = 500
 WARNING = ("The screenshot came out as one flat colour although the page has visible text or images "
            f"(captured twice, {RETRY_WAIT_MS} ms apart); it is answered as it is")
 
-# Whether anything a reader would see is on the page: an image that loaded or text in a visible element.
+# Whether anything a reader would see is in the captured region (CSS px of the page): an image that loaded
+# or text in a visible element. What lies outside the region (text below a viewport capture) does not count.
 PAGE_HAS_CONTENT_JS = """
-() => {
+([x, y, width, height]) => {
   const body = document.body;
   if (!body) return false;
+  const dx = window.scrollX, dy = window.scrollY;
+  const inside = (box) => box.width > 0 && box.height > 0 && box.right + dx > x && box.left + dx < x + width
+    && box.bottom + dy > y && box.top + dy < y + height;
   const shown = (element) => element.checkVisibility({opacityProperty: true, visibilityProperty: true});
   for (const image of document.images) {
-    if (image.naturalWidth > 0 && shown(image)) return true;
+    if (image.naturalWidth > 0 && shown(image) && inside(image.getBoundingClientRect())) return true;
   }
   const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
   for (let node = walker.nextNode(), seen = 0; node && seen < 20000; node = walker.nextNode(), seen++) {
-    if (node.textContent.trim() && node.parentElement && shown(node.parentElement)) return true;
+    if (!node.textContent.trim() || !node.parentElement || !shown(node.parentElement)) continue;
+    range.selectNodeContents(node);
+    if (inside(range.getBoundingClientRect())) return true;
   }
   return false;
 }

@@ -88,13 +88,13 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
         # A navigation during the capture makes it start again once the page is at rest (page_session).
         image, cut, flat = _capture(loaded, request.screenshotOptions, scale)
         blank: tuple[str, ...] = ()
-        if flat and loaded.page.evaluate(blank_screenshot.PAGE_HAS_CONTENT_JS):
+        if flat is not None and loaded.page.evaluate(blank_screenshot.PAGE_HAS_CONTENT_JS, flat):
             # CONTRACT 20: one flat colour while the page shows something; once more after a short wait.
             room = loaded.deadline.remaining_ms - capture_reserve_ms(loaded.deadline)
             if room > MIN_STEP_MS:
                 loaded.page.wait_for_timeout(min(blank_screenshot.RETRY_WAIT_MS, room))
                 image, cut, flat = _capture(loaded, request.screenshotOptions, scale)
-            blank = (blank_screenshot.WARNING,) if flat else ()
+            blank = (blank_screenshot.WARNING,) if flat is not None else ()
         info = image_info(image)
         return Screenshot(
             image=image,
@@ -115,8 +115,9 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
 
 def _capture(
     loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor: float
-) -> tuple[bytes, tuple[str, ...], bool]:
-    """The image, its warnings, and whether it is one flat colour (blank_screenshot)."""
+) -> tuple[bytes, tuple[str, ...], list[float] | None]:
+    """The image, its warnings, and, when it is one flat colour (blank_screenshot), the region it shows
+    (x, y, width, height in CSS px of the page)."""
     page = loaded.page
     cdp = page.context.new_cdp_session(page)
     # Chromium may never answer a capture whose document is replaced under it; detaching fails the call now.
@@ -129,17 +130,19 @@ def _capture(
                 cdp.detach()
 
 
-def _is_flat(cdp: CDPSession, image: bytes, params: dict[str, Any]) -> bool:
-    """Whether the capture is one flat colour: looked at only when it is small for its size, through a
-    PNG of the same region at a probe's scale."""
+def _is_flat(cdp: CDPSession, image: bytes, params: dict[str, Any]) -> list[float] | None:
+    """The captured region when the capture is one flat colour, else None: looked at only when the image
+    is small for its size, through a PNG of the same region at a probe's scale."""
     info = image_info(image)
     if not blank_screenshot.may_be_flat(len(image), info.width, info.height):
-        return False
+        return None
     clip = params["clip"]
     shrink = blank_screenshot.probe_scale(clip["width"] * clip["scale"], clip["height"] * clip["scale"])
     probe = {**{k: v for k, v in params.items() if k != "quality"}, "format": "png",
              "clip": {**clip, "scale": clip["scale"] * shrink}}
-    return blank_screenshot.is_flat_png(base64.b64decode(_send_capture(cdp, probe))) is True
+    if blank_screenshot.is_flat_png(base64.b64decode(_send_capture(cdp, probe))) is not True:
+        return None
+    return [clip["x"], clip["y"], clip["width"], clip["height"]]
 
 
 def _capture_with(
