@@ -90,7 +90,7 @@ def _parsed(text: str) -> dict[str, UpstreamProxy]:
 
 @lru_cache(maxsize=2)
 def _secret_text(name: str, _bucket: int) -> str:
-    # Imported here: only deployments with the secret pay for the AWS SDK helpers.
+    # Imported here: only deployments with the secret pay for importing the AWS SDK.
     from aws_lambda_powertools.utilities.parameters import SecretsProvider
     from botocore.config import Config
 
