@@ -21,7 +21,7 @@ for tests and scripts/bench_walls.py).
 
 from __future__ import annotations
 
-import html as html_lib
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -49,11 +49,10 @@ _CF_PARTS = ("challenge-form", "challenge-running", "challenge-stage", "challeng
 _CAPTCHA_SOURCES = ("challenges.cloudflare.com/turnstile", "google.com/recaptcha", "recaptcha.net/recaptcha",
                     "gstatic.com/recaptcha", "hcaptcha.com/1/api", "newassets.hcaptcha.com",
                     "js.hcaptcha.com", "hcaptcha.com/captcha")
-_CHECK_WORDS = re.compile(
+_CHECK_WORDS = (
     r"unusual traffic|are you a robot|not a robot|verify (?:that )?you(?:'re| are) (?:a )?human|"
     r"human verification|prove you(?:'re| are) (?:a )?human|checking (?:if the site connection|your browser)|"
-    r"security check|complete the (?:captcha|challenge)|bot protection|automated (?:queries|requests|access)",
-    re.IGNORECASE,
+    r"security check|complete the (?:captcha|challenge)|bot protection|automated (?:queries|requests|access)"
 )
 _PX_SOURCES = ("px-cdn.net", "perimeterx.net", "px-cloud.net", "/captcha/captcha.js")
 _BLOCKING_STATUSES = frozenset({403, 429, 503})
@@ -176,19 +175,25 @@ def _captcha(page: PageSignals) -> Wall | None:
         return None
     if page.status in _BLOCKING_STATUSES:
         return Wall("captcha", f"{page.status} with {widget}")
-    if _CHECK_WORDS.search(page.title) or _CHECK_WORDS.search(page.text):
+    words = _pattern(_CHECK_WORDS, re.IGNORECASE)
+    if words.search(page.title) or words.search(page.text):
         return Wall("captcha", f"interstitial with {widget}")
     return None
 
 
+@functools.cache
+def _pattern(expression: str, flags: int = 0) -> re.Pattern[str]:
+    # Compiled on first use: captures import this module at a cold start, and most never need these.
+    return re.compile(expression, flags)
+
+
 # ---------------------------------------------------------------- from HTML (tests, benchmark)
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
-_SRC_OF = {tag: re.compile(rf"<{tag}\b[^>]*?\bsrc\s*=\s*[\"']?([^\"'\s>]+)", re.IGNORECASE)
-           for tag in ("script", "iframe")}
-_ID_OR_CLASS = re.compile(r"\b(?:id|class)\s*=\s*[\"']?([^\"'>]*)", re.IGNORECASE)
-_INVISIBLE = re.compile(r"<(script|style|noscript|template|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]*>")
-_SPACE = re.compile(r"\s+")
+_TITLE = r"<title[^>]*>(.*?)</title"
+_SRC_OF = {tag: rf"<{tag}\b[^>]*?\bsrc\s*=\s*[\"']?([^\"'\s>]+)" for tag in ("script", "iframe")}
+_ID_OR_CLASS = r"\b(?:id|class)\s*=\s*[\"']?([^\"'>]*)"
+_INVISIBLE = r"<(script|style|noscript|template|head)\b.*?</\1\s*>"
+_TAG = r"<[^>]*>"
+_SPACE = r"\s+"
 _WANTED = frozenset(MARKER_IDS) | frozenset(MARKER_CLASSES)
 # Every source any rule looks at; a page holding none of them needs its script and frame URLs not at all.
 _SOURCE_WORDS = ("/cdn-cgi/challenge-platform/", "captcha-delivery.com", *_CAPTCHA_SOURCES, *_PX_SOURCES)
@@ -202,8 +207,11 @@ def signals_from_html(html: str, status: int | None = None, headers: Mapping[str
     """The signals of a served HTML document, as the browser would report them (close enough: the text is
     the markup without tags, scripts and styles). Each marker is first looked for as a plain substring, so
     an ordinary page costs a few scans of its text and no parsing."""
-    title_match = _TITLE.search(html)
-    title = html_lib.unescape(_SPACE.sub(" ", title_match.group(1))).strip() if title_match else ""
+    import html as html_lib  # its entity table is large; captures never come here
+
+    space = _pattern(_SPACE)
+    title_match = _pattern(_TITLE, re.IGNORECASE | re.DOTALL).search(html)
+    title = html_lib.unescape(space.sub(" ", title_match.group(1))).strip() if title_match else ""
     markers: set[str] = set()
     scripts: tuple[str, ...] = ()
     iframes: tuple[str, ...] = ()
@@ -211,13 +219,16 @@ def signals_from_html(html: str, status: int | None = None, headers: Mapping[str
         markers = {marker for marker in INLINE_MARKERS if marker in html}
         wanted = [name for name in _WANTED if name in html]
         if wanted:
-            found = {word for value in _ID_OR_CLASS.findall(html) for word in value.split()}
+            found = {word for value in _pattern(_ID_OR_CLASS, re.IGNORECASE).findall(html)
+                     for word in value.split()}
             markers |= found.intersection(wanted)
         if any(source in html for source in _SOURCE_WORDS):
-            scripts, iframes = tuple(_SRC_OF["script"].findall(html)), tuple(_SRC_OF["iframe"].findall(html))
+            scripts, iframes = (tuple(_pattern(_SRC_OF[tag], re.IGNORECASE).findall(html))
+                                for tag in ("script", "iframe"))
     text, length = "", None
     if needs_text(title, " ".join((*scripts, *iframes)).lower(), frozenset(markers)):
-        text = _SPACE.sub(" ", html_lib.unescape(_TAG.sub(" ", _INVISIBLE.sub(" ", html)))).strip()
+        visible = _pattern(_INVISIBLE, re.IGNORECASE | re.DOTALL).sub(" ", html)
+        text = space.sub(" ", html_lib.unescape(_pattern(_TAG).sub(" ", visible))).strip()
         length = len(text)
     return PageSignals(
         status=status,
