@@ -88,6 +88,12 @@ bench-main-content: install
 .PHONY: bench-jobs
 bench-jobs: install
 	$(BIN)/python scripts/bench_jobs.py --write-docs $(ARGS)
+# The bot-wall check's cost per page and its false walls on the main-content benchmark pages
+# (scripts/bench_walls.py; WALLS_PAGES=<folder with html/*.html.gz> when the repository holds no copy),
+# written to docs/benchmarks/walls.md.
+.PHONY: bench-walls
+bench-walls: install
+	$(BIN)/python scripts/bench_walls.py $(WALLS_PAGES) --write-docs
 
 # A browser function's cold start to its first screenshot, from the built layers in a fresh python3.12
 # (scripts/bench_cold.py; runs `make build` first when there is no build).

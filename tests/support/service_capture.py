@@ -17,7 +17,7 @@ from webcapture.models.requests import ScreenshotOptions
 def service_shot(page: Page, full_page: bool) -> bytes:
     cdp = page.context.new_cdp_session(page)
     try:
-        image, _ = _capture_with(cdp, page, ScreenshotOptions(fullPage=full_page), 1.0)
+        image, _, _ = _capture_with(cdp, page, ScreenshotOptions(fullPage=full_page), 1.0)
         return image
     finally:
         cdp.detach()

@@ -36,6 +36,7 @@ from webcapture.validation import parse_json_body, validate_request
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 REQUEST_ID_HEADER = "X-Request-Id"
+TARGET_STATUS_HEADER = "X-Webcapture-Target-Status"
 
 
 def _json(body: dict[str, Any]) -> str:
@@ -254,10 +255,13 @@ def large_success(app: APIGatewayRestResolver, data: dict[str, Any], operation: 
 
 
 def binary(
-    app: APIGatewayRestResolver, body: bytes, content_type: str, warnings: tuple[str, ...] = ()
+    app: APIGatewayRestResolver, body: bytes, content_type: str, warnings: tuple[str, ...] = (),
+    target_status: int | None = None,
 ) -> Response[bytes]:
     """Raw bytes; Powertools base64-encodes them for API Gateway's binary media types."""
     headers = {"Cache-Control": "no-store", **warning_headers(warnings)}
+    if target_status is not None:
+        headers[TARGET_STATUS_HEADER] = str(target_status)  # CONTRACT 20: metadata.statusCode, for bytes
     return Response(200, content_type, body, headers=headers)
 
 
@@ -272,7 +276,7 @@ def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
 def file_response(app: APIGatewayRestResolver, answer: FileAnswer, operation: Operation) -> Response[Any]:
     """A screenshot's or a PDF's answer in the form operations.file_answers chose."""
     if answer.form == "binary":
-        return binary(app, answer.body, answer.content_type, answer.warnings)
+        return binary(app, answer.body, answer.content_type, answer.warnings, answer.target_status)
     if answer.form == "redirect":
         return see_other(app, answer.location, answer.data or {}, operation)
     return success(app, answer.data or {}, operation)

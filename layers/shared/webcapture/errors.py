@@ -44,6 +44,13 @@ class ElementNotFound(ApiError):
     default_message = "No element matches the selector"
 
 
+class ActionFailed(ApiError):
+    """CONTRACT 20: a step of `actions` failed (no element, its timeout); the message names the step."""
+
+    status, code = 400, "ACTION_FAILED"
+    default_message = "An action step failed"
+
+
 class NotFound(ApiError):
     status, code = 404, "NOT_FOUND"
     default_message = "Route not found"
@@ -82,6 +89,20 @@ class NavigationFailed(ApiError):
 class NavigationTimeout(ApiError):
     status, code = 504, "NAVIGATION_TIMEOUT"
     default_message = "The page did not load within the time budget"
+
+
+class TargetHttpError(ApiError):
+    """CONTRACT 20: the target answered a status the caller listed in failOnStatus."""
+
+    status, code = 502, "TARGET_HTTP_ERROR"
+    default_message = "The target answered an HTTP status the request refuses"
+
+
+class TargetBlocked(ApiError):
+    """CONTRACT 20: the final page is a bot wall (a challenge or captcha), never charged as a capture."""
+
+    status, code = 502, "TARGET_BLOCKED"
+    default_message = "The target answered with a bot wall instead of the page"
 
 
 class AiProviderError(ApiError):

@@ -135,6 +135,10 @@ class Settings:
     # Webhook retries after a failed delivery (CONTRACT 17: about 5 s, 30 s, 2 min, 10 min, 1 h).
     webhook_retry_delays_s: tuple[int, ...] = (5, 30, 120, 600, 3600)
     webhook_timeout_s: float = 10.0
+    # Upstream proxies (CONTRACT 20): named pools as JSON ({"us": "http://user:pass@host:port"}), or the
+    # name of a Secrets Manager secret holding that JSON (deployed). Read by webcapture.egress.upstream.
+    upstream_proxies: str | None = None
+    upstream_proxies_secret: str | None = None
 
     # Observability
     service_name: str = "webcapture"
@@ -187,6 +191,8 @@ class Settings:
             webhook_retry_delays_s=tuple(int(d) for d in _list("WEBCAPTURE_WEBHOOK_RETRY_DELAYS_S"))
             or cls.webhook_retry_delays_s,
             webhook_timeout_s=float(env("WEBCAPTURE_WEBHOOK_TIMEOUT_S", "") or cls.webhook_timeout_s),
+            upstream_proxies=_optional("WEBCAPTURE_UPSTREAM_PROXIES"),
+            upstream_proxies_secret=_optional("WEBCAPTURE_UPSTREAM_PROXIES_SECRET"),
             service_name=env("POWERTOOLS_SERVICE_NAME", cls.service_name),
             metrics_namespace=env("POWERTOOLS_METRICS_NAMESPACE", cls.metrics_namespace),
         )

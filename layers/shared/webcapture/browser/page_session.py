@@ -25,11 +25,14 @@ from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, w
 from webcapture.browser.launch import processes
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.page.navigation import navigated
+from webcapture.browser.page.page_actions import run_actions
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
 from webcapture.browser.page.page_control import PagePreparation
 from webcapture.browser.page.page_motion import MainFrameMotion, PageMoving
 from webcapture.browser.page.spare_context import new_context
-from webcapture.errors import NavigationFailed
+from webcapture.browser.page.target_checks import check_target
+from webcapture.egress.upstream import upstream_pool_proxy
+from webcapture.errors import ActionFailed, NavigationFailed
 from webcapture.models.page_control import PageControl
 
 log = logging.getLogger(__name__)
@@ -155,9 +158,14 @@ def _in_fresh_context(
         # Nothing a page offers as a download is written to disk.
         "accept_downloads": False,
     }
+    pool = None
+    if control is not None and control.proxy is not None:
+        # The pool's own egress proxy: the same policy, then a tunnel through the operator's upstream proxy.
+        pool = upstream_pool_proxy(control.proxy)
+        options["proxy"] = {"server": pool.url}
     # The context and page made for this request between requests, if they fit it (spare_context).
     spare = current.spare.take(browser, options)
-    context, scope = (spare[0], spare[2]) if spare is not None else new_context(browser, options)
+    context, scope = (spare[0], spare[2]) if spare is not None else new_context(browser, options, pool)
     if target.resolved:
         # The edge already looked the target's host up and checked it: the proxy uses that answer.
         scope.answers.seed(target.host, target.addresses)
@@ -181,7 +189,7 @@ def _in_fresh_context(
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
             with navigated(page, url, deadline, wait_time_ms, preparation.goto_wait_until) as status:
-                return _at_rest(page, status, deadline, motion, _prepared(preparation, action))
+                return _at_rest(page, status, deadline, motion, _prepared(preparation, action, control))
         except PlaywrightError as exc:
             if crashed:
                 # The renderer died on this page (out of memory, say): the page's fault, not ours.
@@ -201,12 +209,23 @@ def _close(context: BrowserContext, scope: egress.ProxyScope) -> None:
     scope.close()
 
 
-def _prepared(preparation: PagePreparation, action: Callable[[LoadedPage], T]) -> Callable[[LoadedPage], T]:
-    """The action, after the page's preparation; both run again on a document the page navigated to,
-    which has none of the previous one's injections or hiding."""
+def _prepared(
+    preparation: PagePreparation, action: Callable[[LoadedPage], T], control: PageControl | None
+) -> Callable[[LoadedPage], T]:
+    """The action, after the page's preparation, the caller's actions and the checks of the final page
+    (CONTRACT 20). Preparation and action run again on a document the page navigated to, which has none of
+    the previous one's injections or hiding; the caller's actions run once, and a document they lead to is
+    where the work starts again."""
+    actions_ran = False
 
     def run(loaded: LoadedPage) -> T:
+        nonlocal actions_ran
         preparation.prepare(loaded.page, loaded.deadline, loaded.warnings)
+        if control is not None and control.actions and not actions_ran:
+            actions_ran = True
+            if run_actions(loaded.page, control.actions, loaded.deadline, loaded.motion):
+                raise PageMoving("The actions took the page to another document")
+        check_target(loaded.page, control, loaded.status_code, loaded.motion.document)
         return action(loaded)
 
     return run
@@ -232,6 +251,8 @@ def _at_rest(
             result = action(loaded)
         except PageMoving:
             pass
+        except ActionFailed:
+            raise  # a step's failure is the answer, whatever the page did meanwhile
         except Exception:
             if motion.moves == moves:
                 raise

@@ -28,8 +28,10 @@ from typing import Any
 from playwright.sync_api import CDPSession, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
+from webcapture.browser import blank_screenshot
+from webcapture.browser.budget import MIN_STEP_MS
 from webcapture.browser.page.page_context import effective_setup
-from webcapture.browser.page.page_control import is_selector_error
+from webcapture.browser.page.page_control import capture_reserve_ms, is_selector_error
 from webcapture.browser.page.page_motion import PageMoving
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
 from webcapture.errors import ElementNotFound, NavigationFailed
@@ -84,7 +86,15 @@ def page_setup(viewport: Viewport, explicit: set[str] | None = None) -> PageSetu
 def take_screenshot(request: ScreenshotRequest) -> Screenshot:
     def capture(loaded: LoadedPage) -> Screenshot:
         # A navigation during the capture makes it start again once the page is at rest (page_session).
-        image, cut = _capture(loaded, request.screenshotOptions, scale)
+        image, cut, flat = _capture(loaded, request.screenshotOptions, scale)
+        blank: tuple[str, ...] = ()
+        if flat is not None and loaded.page.evaluate(blank_screenshot.PAGE_HAS_CONTENT_JS, flat):
+            # CONTRACT 20: one flat colour while the page shows something; once more after a short wait.
+            room = loaded.deadline.remaining_ms - capture_reserve_ms(loaded.deadline)
+            if room > MIN_STEP_MS:
+                loaded.page.wait_for_timeout(min(blank_screenshot.RETRY_WAIT_MS, room))
+                image, cut, flat = _capture(loaded, request.screenshotOptions, scale)
+            blank = (blank_screenshot.WARNING,) if flat is not None else ()
         info = image_info(image)
         return Screenshot(
             image=image,
@@ -94,7 +104,7 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
             final_url=loaded.page.url,
             status_code=loaded.status_code,
             requested_url=request.url,
-            warnings=(*loaded.warnings, *cut),
+            warnings=(*loaded.warnings, *cut, *blank),
         )
 
     explicit = set(request.viewport.model_fields_set) if "viewport" in request.model_fields_set else set()
@@ -105,21 +115,39 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
 
 def _capture(
     loaded: LoadedPage, options: ScreenshotOptions, device_scale_factor: float
-) -> tuple[bytes, tuple[str, ...]]:
+) -> tuple[bytes, tuple[str, ...], list[float] | None]:
+    """The image, its warnings, and, when it is one flat colour (blank_screenshot), the region it shows
+    (x, y, width, height in CSS px of the page)."""
     page = loaded.page
     cdp = page.context.new_cdp_session(page)
     # Chromium may never answer a capture whose document is replaced under it; detaching fails the call now.
     with loaded.motion.interrupting(cdp.detach):
         try:
-            return _capture_with(cdp, page, options, device_scale_factor)
+            image, warnings, params = _capture_with(cdp, page, options, device_scale_factor)
+            return image, warnings, _is_flat(cdp, image, params)
         finally:
             with contextlib.suppress(Exception):  # the context closes right after; don't hide a real error
                 cdp.detach()
 
 
+def _is_flat(cdp: CDPSession, image: bytes, params: dict[str, Any]) -> list[float] | None:
+    """The captured region when the capture is one flat colour, else None: looked at only when the image
+    is small for its size, through a PNG of the same region at a probe's scale."""
+    info = image_info(image)
+    if not blank_screenshot.may_be_flat(len(image), info.width, info.height):
+        return None
+    clip = params["clip"]
+    shrink = blank_screenshot.probe_scale(clip["width"] * clip["scale"], clip["height"] * clip["scale"])
+    probe = {**{k: v for k, v in params.items() if k != "quality"}, "format": "png",
+             "clip": {**clip, "scale": clip["scale"] * shrink}}
+    if blank_screenshot.is_flat_png(base64.b64decode(_send_capture(cdp, probe))) is not True:
+        return None
+    return [clip["x"], clip["y"], clip["width"], clip["height"]]
+
+
 def _capture_with(
     cdp: CDPSession, page: Page, options: ScreenshotOptions, device_scale_factor: float
-) -> tuple[bytes, tuple[str, ...]]:
+) -> tuple[bytes, tuple[str, ...], dict[str, Any]]:
     params: dict[str, Any] = {"format": options.type}
     warnings: tuple[str, ...] = ()
     if options.quality is not None and options.type != "png":
@@ -180,7 +208,7 @@ def _capture_with(
         cdp.send(
             "Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}}
         )
-    return base64.b64decode(_send_capture(cdp, params)), warnings
+    return base64.b64decode(_send_capture(cdp, params)), warnings, params
 
 
 # Chromium's answer when the compositor gave it no frame to capture: seen once in 3,000 captures of a

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticCustomError
 
 from webcapture.models.devices import device_names
+from webcapture.models.page_actions import TargetHandling
 
 MAX_WAIT_FOR_SELECTOR_MS = 25_000
 
@@ -198,8 +199,9 @@ class InjectedTag(StrictModel):
         return self
 
 
-class PageControl(StrictModel):
-    """CONTRACT 14. Requests that inherit it keep their own fields; these are the page's preparation."""
+class PageControl(StrictModel, TargetHandling):
+    """CONTRACT 14 (and 20's fields, from TargetHandling). Requests that inherit it keep their own fields;
+    these are the page's preparation."""
 
     waitUntil: Literal["load", "domcontentloaded", "networkidle0", "networkidle2"] = "load"
     waitForSelector: Annotated[WaitForSelector | None, BeforeValidator(_selector_as_options)] = None

@@ -69,6 +69,7 @@ class AiExtractMetadata(_Answer):
     fieldsExtracted: int
     inputTokens: int | None = None
     outputTokens: int | None = None
+    statusCode: int | None = Field(None, description="HTTP status of the page the model read")
 
 
 class AiExtractData(_Answer):

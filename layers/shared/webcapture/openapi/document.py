@@ -70,7 +70,8 @@ def _success_responses(endpoint: Endpoint) -> dict[str, Any]:
         ok["description"] = ("The bytes by default; JSON with base64 (screenshots also encoding base64), or "
                              "when Accept prefers application/json")
         ok["headers"] = {**_REQUEST_ID, "X-Webcapture-Warning": _header(
-            "Set when the answer is partial (a full page cut to the pixel limit, a wait that ran out)")}
+            "Set when the answer is partial (a full page cut to the pixel limit, a wait that ran out)"),
+            "X-Webcapture-Target-Status": _header("The target page's HTTP status (metadata.statusCode)")}
         for media in endpoint.binary_types:
             ok["content"][media] = {"schema": {"type": "string", "format": "binary"}}
     if endpoint.stores_files:

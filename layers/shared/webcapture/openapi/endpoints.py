@@ -32,8 +32,11 @@ _BODY_ERRORS = {
     400: "INVALID_JSON: the body is not JSON (or invalid UTF-8, nested deeper than 64, NaN/Infinity)",
 }
 _BROWSER_ERRORS = {
-    400: "INVALID_JSON; URL_NOT_ALLOWED: the target, or where it redirects, is refused by the egress policy",
-    502: "NAVIGATION_FAILED: the page could not be loaded (DNS, refused, TLS, crashed tab)",
+    400: "INVALID_JSON; URL_NOT_ALLOWED: the target, or where it redirects, is refused by the egress policy; "
+         "ACTION_FAILED: a step of `actions` failed (the message names its index and selector)",
+    502: "NAVIGATION_FAILED: the page could not be loaded (DNS, refused, TLS, crashed tab); TARGET_BLOCKED: "
+         "the final page is a bot wall (allowBlocked answers it as it is); TARGET_HTTP_ERROR: the target's "
+         "status is one failOnStatus lists",
     504: "NAVIGATION_TIMEOUT: the page (or waitForSelector) did not finish within the time budget",
 }
 
@@ -77,7 +80,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         Operation.SCREENSHOT, answers.ScreenshotData, requests.ScreenshotRequest,
         {"url": "https://example.com", "screenshotOptions": {"fullPage": False, "type": "png"}},
         binary_types=IMAGE_TYPES, stores_files=True,
-        errors=(*_BROWSER, (400, "INVALID_JSON; URL_NOT_ALLOWED; ELEMENT_NOT_FOUND: "
+        errors=(*_BROWSER, (400, "INVALID_JSON; URL_NOT_ALLOWED; ACTION_FAILED; ELEMENT_NOT_FOUND: "
                                  "screenshotOptions.selector matched nothing")),
     ),
     Endpoint(
@@ -96,8 +99,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
          "response_format": {"type": "json_schema", "schema": {
              "type": "object", "properties": {"title": {"type": "string"}, "intro": {"type": "string"}}}}},
         errors=(*_BROWSER,
-                (502, "NAVIGATION_FAILED; AI_PROVIDER_ERROR: the provider failed or its output did not "
-                      "match the schema"),
+                (502, "NAVIGATION_FAILED; TARGET_BLOCKED; TARGET_HTTP_ERROR; AI_PROVIDER_ERROR: the "
+                      "provider failed or its output did not match the schema"),
                 (503, "AI_NOT_CONFIGURED: no model provider configured; SERVICE_UNAVAILABLE"),
                 (504, "NAVIGATION_TIMEOUT; AI_PROVIDER_TIMEOUT")),
     ),

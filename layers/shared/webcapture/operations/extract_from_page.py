@@ -24,4 +24,6 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
     with metered(caller, cost_of(Operation.AI_EXTRACT)):
         page = load_page(request.url, request.waitTime, request)
         result = run_extraction(request, page.html, page.final_url, deadline=deadline)
-    return with_warnings(result.to_data(), page.warnings)
+    data = result.to_data()
+    data["metadata"] = {**data["metadata"], "statusCode": page.status_code}  # CONTRACT 20: every output
+    return with_warnings(data, page.warnings)

@@ -25,6 +25,7 @@ class MadeFile:
     content_type: str
     inline_key: str  # the JSON field that carries the base64 bytes: "image", "pdf"
     warnings: Sequence[str] = ()
+    target_status: int | None = None  # the bytes form's X-Webcapture-Target-Status (CONTRACT 20)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class FileAnswer:
     data: dict[str, Any] | None = None
     location: str = ""
     warnings: tuple[str, ...] = ()  # the binary form's X-Webcapture-Warning (JSON forms: data.warning)
+    target_status: int | None = None  # the binary form's X-Webcapture-Target-Status (JSON: metadata)
 
 
 def answer_with_file(made: MadeFile, *, wants_base64: bool, accept: str | None, binary_type: str,
@@ -51,7 +53,7 @@ def answer_with_file(made: MadeFile, *, wants_base64: bool, accept: str | None, 
         return FileAnswer("json", data=store())
     if fits_inline_base64(len(made.body)):
         return FileAnswer("binary", body=made.body, content_type=made.content_type,
-                          warnings=tuple(made.warnings))
+                          warnings=tuple(made.warnings), target_status=made.target_status)
     data = store()
     return FileAnswer("redirect", data=data, location=data["permanentUrl"])
 

@@ -43,7 +43,7 @@ def capture_pdf(caller: Caller, request: PdfRequest, accept: str | None) -> File
     egress.check_target(request.url)  # refused targets cost nothing
     with metered(caller, cost_of(Operation.PDF)):
         pdf = print_pdf(request)
-        return answer_with_file(MadeFile(pdf.document, CONTENT_TYPE, "pdf", pdf.warnings),
+        return answer_with_file(MadeFile(pdf.document, CONTENT_TYPE, "pdf", pdf.warnings, pdf.status_code),
                                 wants_base64=request.base64, accept=accept, binary_type=CONTENT_TYPE,
                                 store=lambda: _stored_data(caller, pdf))
 

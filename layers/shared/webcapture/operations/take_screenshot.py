@@ -40,7 +40,8 @@ def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str |
     egress.check_target(request.url)  # refused targets cost nothing
     with metered(caller, cost_of(Operation.SCREENSHOT)):
         shot = take_screenshot(request)
-        return answer_with_file(MadeFile(shot.image, shot.content_type, "image", shot.warnings),
+        made = MadeFile(shot.image, shot.content_type, "image", shot.warnings, shot.status_code)
+        return answer_with_file(made,
                                 wants_base64=request.wants_base64, accept=accept, binary_type="image/",
                                 store=lambda: _stored_data(caller, shot))
 

@@ -36,6 +36,7 @@ class MainFrameMotion:
         self._page = page
         self.moves = 0
         self.status: int | None = None  # of the main document's latest response (a redirect's last hop)
+        self.document: Response | None = None  # that response (its headers tell a bot wall)
         self._in_flight: Request | None = None
         self._interrupts: list[Callable[[], None]] = []
         page.on("request", self._on_request)
@@ -89,7 +90,7 @@ class MainFrameMotion:
 
     def _on_response(self, response: Response) -> None:
         if response.request is self._in_flight:
-            self.status = response.status
+            self.status, self.document = response.status, response
 
     def _on_request_over(self, request: Request) -> None:
         # Finished without a commit (a 204, a download) or failed: nothing is coming for this navigation.

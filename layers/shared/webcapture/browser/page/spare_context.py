@@ -29,7 +29,9 @@ from webcapture.browser.page.page_context import close_quietly
 log = logging.getLogger(__name__)
 
 # Context options that are the caller's own: a context holding them is never kept for a later request.
-_PRIVATE_OPTIONS = frozenset({"extra_http_headers", "http_credentials"})
+# `proxy` marks a context that leaves through an operator's upstream pool (its scope is on that pool's
+# proxy, not the container's): made on demand only.
+_PRIVATE_OPTIONS = frozenset({"extra_http_headers", "http_credentials", "proxy"})
 
 
 def options_key(options: dict[str, Any]) -> str | None:
@@ -52,12 +54,15 @@ class _Spare:
         self.scope.close()
 
 
-def new_context(browser: Browser, options: dict[str, Any]) -> tuple[BrowserContext, egress.ProxyScope]:
+def new_context(
+    browser: Browser, options: dict[str, Any], through: egress.EgressProxy | None = None
+) -> tuple[BrowserContext, egress.ProxyScope]:
     """A context whose requests go through a proxy listener of its own: its host answers are this
-    context's, so one request's lookups are never another's (webcapture.egress.proxy)."""
-    scope = egress.open_scope()
+    context's, so one request's lookups are never another's (webcapture.egress.proxy). `through`: the
+    egress proxy to listen on (an upstream pool's), else the container's."""
+    scope = through.open_scope() if through is not None else egress.open_scope()
     try:
-        return browser.new_context(**options, proxy={"server": scope.url}), scope
+        return browser.new_context(**{**options, "proxy": {"server": scope.url}}), scope
     except BaseException:
         scope.close()
         raise
