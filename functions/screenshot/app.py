@@ -9,7 +9,8 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, file_response, request_body
+from webcapture.api import create_resolver, current_caller, entry_point, request_body
+from webcapture.cached_responses import cached_response, file_form
 from webcapture.credits import Operation
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
@@ -22,8 +23,10 @@ app = create_resolver()
 @tracer.capture_method
 def screenshot() -> Response[Any]:
     request = request_body(app, ScreenshotRequest)
-    answer = capture_screenshot(current_caller(app), request, app.current_event.headers.get("Accept"))
-    return file_response(app, answer, Operation.SCREENSHOT)
+    caller, accept = current_caller(app), app.current_event.headers.get("Accept")
+    return cached_response(app, caller, Operation.SCREENSHOT, request,
+                           lambda: capture_screenshot(caller, request, accept),
+                           form=file_form(request.wants_base64, accept, "image/"))
 
 
 lambda_handler = entry_point(app)
