@@ -1,4 +1,5 @@
-"""POST /v1/web/screenshot: a page as png, jpeg or webp (bytes, base64 JSON, or stored with a URL)."""
+"""POST /v1/web/screenshot: a page as png, jpeg or webp (bytes, base64 JSON, or stored with a URL); and
+GET /v1/render/screenshot, the same from a signed link (no Authorization header)."""
 
 # First of all: start unpacking and launching the browser while the imports below run.
 import webcapture.warm_start  # noqa: F401
@@ -14,7 +15,9 @@ from webcapture.cached_responses import cached_response, file_form
 from webcapture.credits import Operation
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
+from webcapture.operations.signed_screenshot import capture_signed_screenshot, signed_request
 from webcapture.operations.take_screenshot import capture_screenshot
+from webcapture.signing.links import single_values
 
 app = create_resolver()
 
@@ -27,6 +30,17 @@ def screenshot() -> Response[Any]:
     return cached_response(app, caller, Operation.SCREENSHOT, request,
                            lambda: capture_screenshot(caller, request, accept),
                            form=file_form(request.wants_base64, accept, "image/"))
+
+
+@app.get("/v1/render/screenshot")
+@tracer.capture_method
+def signed_screenshot() -> Response[Any]:
+    caller, request = signed_request(single_values(app.current_event.raw_event))
+    response = cached_response(app, caller, Operation.SCREENSHOT, request,
+                               lambda: capture_signed_screenshot(caller, request), form="bytes")
+    # For CloudFront and browsers: the same link is the same image for as long as the cache keeps it.
+    response.headers["Cache-Control"] = f"public, max-age={request.maxAge}"
+    return response
 
 
 lambda_handler = entry_point(app)

@@ -115,11 +115,12 @@ def progress(label: str, stream: TextIO | None = None) -> Iterator[None]:
             out.flush()
 
 
-def call(api_url: str, api_key: str, path: str, body: dict[str, Any], *, accept: str = "application/json",
-         ) -> Answer:
-    """POST body to the API; an error answer raises CliFailure with its one-line message."""
+def call(api_url: str, api_key: str, path: str, body: dict[str, Any] | None, *,
+         accept: str = "application/json") -> Answer:
+    """POST body to the API (GET when None); an error answer raises CliFailure with its one-line message."""
     request = urllib.request.Request(  # noqa: S310 - the API URL is the user's own configuration
-        api_url + path, data=json.dumps(body).encode(), method="POST",
+        api_url + path, data=None if body is None else json.dumps(body).encode(),
+        method="GET" if body is None else "POST",
         headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json", "Accept": accept,
                  "User-Agent": USER_AGENT},
     )

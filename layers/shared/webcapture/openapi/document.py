@@ -87,6 +87,8 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
     if endpoint.request is not None:
         responses["422"] = _error_response(
             "The body fails validation: every issue, in Zod's vocabulary", answers.ValidationErrorEnvelope)
+    if endpoint.public:
+        responses.pop("401", None)
     responses["429"]["headers"] = {**_REQUEST_ID, "Retry-After": _header(
         "Seconds to wait (CONCURRENCY_LIMIT_EXCEEDED)", {"type": "integer"})}
     operation: dict[str, Any] = {
@@ -94,7 +96,7 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         "tags": [endpoint.path.split("/")[2]],
         "summary": endpoint.summary,
         "description": f"{endpoint.description}\n\nCredits: {cost_of(endpoint.operation)}.",
-        "security": [{"bearerAuth": []}],
+        "security": [] if endpoint.public else [{"bearerAuth": []}],
         "responses": dict(sorted(responses.items())),
     }
     if endpoint.request is not None:
