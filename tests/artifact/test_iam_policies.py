@@ -92,7 +92,9 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     assert ("cloudfront:CreateInvalidation", "FilesDistribution") in needed("FilesDeleteFunction")
     assert all(("cloudfront:CreateInvalidation", "FilesDistribution") not in needed(name)
                for name in FUNCTIONS if name != "FilesDeleteFunction")
-    assert needed("MarkdownFunction") == needed("ContentFunction") == {("dynamodb:UpdateItem", "ApiKeysTable")}
+    # Metering, and the answer cache's objects (maxAge).
+    assert needed("MarkdownFunction") == needed("ContentFunction") == {
+        ("dynamodb:UpdateItem", "ApiKeysTable"), ("s3:GetObject", "FilesBucket"), ("s3:PutObject", "FilesBucket")}
     assert needed("PdfFunction") == needed("ScreenshotFunction")  # stores its file the same way
     assert ("s3:DeleteObject", "FilesBucket") in needed("FilesDeleteFunction")
 
