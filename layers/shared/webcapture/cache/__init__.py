@@ -2,12 +2,12 @@
 
 - `keys`: which requests share an entry (the canonical request, the user, the operation, the answer form);
 - `entries`: an answer as one S3 object, and back;
-- `store`: lookup, store, and dropping the entries of a deleted file; never fails a request.
+- `storage`: lookup, store, and dropping the entries of a deleted file; never fails a request.
 
 The HTTP edge (`webcapture.cached_responses`) and the asynchronous workers call the same three functions.
 """
 
 from webcapture.cache.keys import CacheKey, cache_key, canonical_request
-from webcapture.cache.store import CacheHit, drop_file_entries, lookup, store
+from webcapture.cache.storage import CacheHit, drop_file_entries, lookup, store
 
 __all__ = ["CacheHit", "CacheKey", "cache_key", "canonical_request", "drop_file_entries", "lookup", "store"]
