@@ -15,7 +15,7 @@ SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
 .PHONY: install chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean
-.PHONY: load soak
+.PHONY: load soak bench-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,10 @@ test: install lint build sizes
 
 bench: install
 	$(BIN)/python scripts/bench.py
+
+# A cache hit against a miss through the local API (maxAge), into docs/benchmarks/cache.md.
+bench-cache: install
+	$(BIN)/python scripts/bench_cache.py --write-docs
 
 # Loopback only, bounded: `make load` (50 clients, 300 mixed requests over the local API, LOAD_ARGS to
 # change) and `make soak` (10,000 screenshots through one warm handler, SOAK_ARGS="--count 2000" for less);

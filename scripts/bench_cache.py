@@ -1,0 +1,106 @@
+"""`make bench-cache`: a cache hit against a miss (maxAge, CONTRACT 19), through the local API, side by side.
+
+Two pages: the suite's `plain.html`, and a full-page png of about 4.6 MB (`noise-canvas.html`, the largest
+that is still answered inline). A miss renders (a distinct `?run=N` on the URL makes every miss a new
+request); a hit answers the stored entry. Misses and hits alternate, so load from elsewhere falls on both
+alike; medians after a warm-up. Writes docs/benchmarks/cache.md with `--write-docs`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import requests
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+
+from tests.support.fixture_server import get_server, stop_server  # noqa: E402
+from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
+
+DOC = REPO / "docs" / "benchmarks" / "cache.md"
+TARGET = 0.2
+CASES = {
+    "plain.html, viewport png": ("/plain.html", {}),
+    "noise-canvas.html, full-page png (~4.6 MB)": ("/noise-canvas.html?w=1280&h=1200", {}),
+}
+
+
+def _post(api: LocalApi, body: dict[str, Any]) -> tuple[float, requests.Response]:
+    started = time.perf_counter()
+    response = api.call("POST", "/v1/web/screenshot", json=body)
+    elapsed = time.perf_counter() - started
+    if response.status_code != 200:
+        raise RuntimeError(f"{response.status_code}: {response.text[:300]}")
+    return elapsed, response
+
+
+def measure(api: LocalApi, path: str, extra: dict[str, Any], runs: int) -> dict[str, Any]:
+    base = get_server().url(path)
+    separator = "&" if "?" in base else "?"
+    cached = {"url": base, "maxAge": 3600, **extra}
+    _, first = _post(api, cached)  # stores the entry the hits read
+    misses, hits = [], []
+    for run in range(runs + 1):
+        miss_time, miss = _post(api, {**cached, "url": f"{base}{separator}run={run}-{time.time_ns()}"})
+        hit_time, hit = _post(api, cached)
+        assert miss.headers["X-Cache"] == "MISS" and hit.headers["X-Cache"] == "HIT", "not a miss and a hit"
+        assert hit.content == first.content
+        if run:  # the first pair warms up
+            misses.append(miss_time)
+            hits.append(hit_time)
+    miss_median, hit_median = statistics.median(misses), statistics.median(hits)
+    return {"size": len(first.content), "miss": miss_median, "hit": hit_median, "ratio": hit_median / miss_median}
+
+
+def report(results: dict[str, dict[str, Any]], runs: int) -> str:
+    lines = [
+        "# Cache: a hit against a miss",
+        "",
+        "`make bench-cache` (scripts/bench_cache.py). Through the local API (HTTP, the API Gateway emulation, "
+        "the authorizer, metering against moto's server): a miss renders the page in Chromium, stores the "
+        "answer and answers it; a hit reads the entry (one GET from moto's S3) and answers it, with no "
+        f"browser and no credits. Misses and hits alternate; medians of {runs} pairs after one warm-up pair. "
+        f"Target: a hit at most {TARGET}x of a miss.",
+        "",
+        f"Machine: {platform.platform()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}.",
+        "",
+        "| page | answer | miss (median) | hit (median) | hit / miss |",
+        "|---|---|---|---|---|",
+    ]
+    for name, result in results.items():
+        verdict = "within target" if result["ratio"] <= TARGET else "OVER TARGET"
+        lines.append(f"| {name} | {result['size'] / 1e6:.2f} MB | {result['miss'] * 1000:.0f} ms | "
+                     f"{result['hit'] * 1000:.0f} ms | {result['ratio']:.2f}x ({verdict}) |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--write-docs", action="store_true", help=f"write {DOC.relative_to(REPO)}")
+    args = parser.parse_args()
+    api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8"}, demo_credits=10_000)
+    try:
+        results = {name: measure(api, path, extra, args.runs) for name, (path, extra) in CASES.items()}
+    finally:
+        api.stop()
+        stop_server()
+    text = report(results, args.runs)
+    print(text)
+    if args.write_docs:
+        DOC.parent.mkdir(parents=True, exist_ok=True)
+        DOC.write_text(text)
+    return 0 if all(result["ratio"] <= TARGET for result in results.values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
