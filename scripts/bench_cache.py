@@ -58,20 +58,23 @@ def measure(api: LocalApi, path: str, extra: dict[str, Any], runs: int) -> dict[
             misses.append(miss_time)
             hits.append(hit_time)
     miss_median, hit_median = statistics.median(misses), statistics.median(hits)
-    return {"size": len(first.content), "miss": miss_median, "hit": hit_median, "ratio": hit_median / miss_median}
+    return {"size": len(first.content), "miss": miss_median, "hit": hit_median,
+            "ratio": hit_median / miss_median}
 
 
 def report(results: dict[str, dict[str, Any]], runs: int) -> str:
     lines = [
         "# Cache: a hit against a miss",
         "",
-        "`make bench-cache` (scripts/bench_cache.py). Through the local API (HTTP, the API Gateway emulation, "
-        "the authorizer, metering against moto's server): a miss renders the page in Chromium, stores the "
-        "answer and answers it; a hit reads the entry (one GET from moto's S3) and answers it, with no "
-        f"browser and no credits. Misses and hits alternate; medians of {runs} pairs after one warm-up pair. "
+        "`make bench-cache` (scripts/bench_cache.py). Through the local API (HTTP, the API Gateway "
+        "emulation, the authorizer, metering against moto's server): a miss renders the page in "
+        "Chromium, stores the answer and answers it; a hit reads the entry (one GET from moto's S3) "
+        "and answers it, with no browser and no credits. Misses and hits alternate; medians of "
+        f"{runs} pairs after one warm-up pair. "
         f"Target: a hit at most {TARGET}x of a miss.",
         "",
-        f"Machine: {platform.platform()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}.",
+        f"Machine: {platform.platform()}, {os.cpu_count()} cores (shared), "
+        f"Python {platform.python_version()}.",
         "",
         "| page | answer | miss (median) | hit (median) | hit / miss |",
         "|---|---|---|---|---|",

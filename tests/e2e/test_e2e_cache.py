@@ -4,8 +4,10 @@ the first answer, without credits, a concurrency slot or the browser; keyed so t
 from __future__ import annotations
 
 import base64
+import threading
 import time
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -236,3 +238,33 @@ def test_bad_max_age_is_422(stack_aws: LocalApi, value: object, code: str) -> No
         issues = response.json()["error"]["issues"]
         assert [(issue["path"], issue["code"]) for issue in issues] == [(["maxAge"], code)]
     assert remaining(key) == 50
+
+
+def test_hit_loads_nothing(stack_aws: LocalApi) -> None:
+    """After the miss the page's server is gone: a render would fail (502); the hit still answers."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><title>gone soon</title><p>here once</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    key, _ = new_key()
+    body = {"url": f"http://127.0.0.1:{server.server_port}/", "maxAge": 600}
+    try:
+        miss = post(stack_aws, key, "/v1/web/content", body)
+        assert_success(miss, 1)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert post(stack_aws, key, "/v1/web/content", {**body, "waitTime": 1}).status_code == 502
+    data = assert_hit_of(post(stack_aws, key, "/v1/web/content", body), miss)
+    assert "here once" in data["html"]
