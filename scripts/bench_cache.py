@@ -28,7 +28,7 @@ from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
 
 DOC = REPO / "docs" / "benchmarks" / "cache.md"
 TARGET = 0.2
-CASES = {
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "plain.html, viewport png": ("/plain.html", {}),
     "noise-canvas.html, full-page png (~4.6 MB)": ("/noise-canvas.html?w=1280&h=1200", {}),
 }
