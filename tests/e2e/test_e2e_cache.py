@@ -142,7 +142,7 @@ def test_entry_expires_after_max_age(stack_aws: LocalApi) -> None:
     assert post(stack_aws, key, SCREENSHOT, shot_body(60)).headers["X-Cache"] == "MISS"
     assert post(stack_aws, key, SCREENSHOT, shot_body(60)).headers["X-Cache"] == "HIT"
     time.sleep(1.2)
-    # Same canonical request (maxAge is not part of it), but the entry is older than one second now.
+    # Same canonical request (maxAge is not part of it), but the entry is older than one second by then.
     assert post(stack_aws, key, SCREENSHOT, shot_body(1)).headers["X-Cache"] == "MISS"
     assert post(stack_aws, key, SCREENSHOT, shot_body(60)).headers["X-Cache"] == "HIT"
     assert remaining(key) == 48
