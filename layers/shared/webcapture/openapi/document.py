@@ -43,7 +43,8 @@ def _success_envelope(data: dict[str, Any], cost: int) -> dict[str, Any]:
             "data": data,
             "requestId": {"type": "string", "format": "uuid"},
             "timestamp": {"type": "string", "description": "ISO 8601 UTC with milliseconds"},
-            "creditsCost": {"type": "integer", "const": cost},
+            # 0 when the answer came from the cache (maxAge, CONTRACT 19).
+            "creditsCost": {"type": "integer", "enum": sorted({cost, 0})},
         },
     }
 
