@@ -15,7 +15,7 @@ SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
 .PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean bench-dns
-.PHONY: load soak openapi
+.PHONY: load soak openapi bench-cache
 
 # The venv is exactly requirements.lock (hashes checked; --no-deps: the lock already holds every dependency,
 # and pip check below proves it), then the project itself.
@@ -67,6 +67,10 @@ openapi: $(STAMP)
 
 bench: install
 	$(BIN)/python scripts/bench.py
+
+# A cache hit against a miss through the local API (maxAge), into docs/benchmarks/cache.md.
+bench-cache: install
+	$(BIN)/python scripts/bench_cache.py --write-docs
 
 # Loopback only, bounded: `make load` (50 clients, 300 mixed requests over the local API, LOAD_ARGS to
 # change) and `make soak` (10,000 screenshots through one warm handler, SOAK_ARGS="--count 2000" for less);

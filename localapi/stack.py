@@ -130,7 +130,7 @@ class LocalStack:
 
     def function_environment(self) -> dict[str, str]:
         """What the functions see for their AWS resources (tests point their own clients at the same)."""
-        names = ("API_KEYS_TABLE", "FILES_TABLE", "FILES_BUCKET", "PUBLIC_BASE_URL",
+        names = ("API_KEYS_TABLE", "FILES_TABLE", "SIGNING_SECRETS_TABLE", "FILES_BUCKET", "PUBLIC_BASE_URL",
                  "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS", "JOBS_TABLE",
                  "WEBHOOKS_QUEUE_URL")
         queues = {name: value for name, value in os.environ.items()

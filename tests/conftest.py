@@ -31,7 +31,8 @@ for _name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE")
 
 make_dynamodb_writes_atomic()
 
-TABLES = {"ApiKeysTable": "test-api-keys", "FilesTable": "test-files", "FilesBucket": "test-files-bucket"}
+TABLES = {"ApiKeysTable": "test-api-keys", "FilesTable": "test-files", "FilesBucket": "test-files-bucket",
+          "SigningSecretsTable": "test-signing-secrets"}
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -47,6 +48,7 @@ def settings_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch
     monkeypatch.setenv("API_KEYS_TABLE", TABLES["ApiKeysTable"])
     monkeypatch.setenv("FILES_TABLE", TABLES["FilesTable"])
     monkeypatch.setenv("FILES_BUCKET", TABLES["FilesBucket"])
+    monkeypatch.setenv("SIGNING_SECRETS_TABLE", TABLES["SigningSecretsTable"])
     monkeypatch.setenv("PUBLIC_BASE_URL", "https://files.example.test")
     get_settings.cache_clear()
     aws.reset_clients()

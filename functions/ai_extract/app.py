@@ -5,9 +5,12 @@ import webcapture.warm_start  # noqa: F401
 
 # isort: split
 
+from typing import Any
+
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
+from webcapture.api import create_resolver, current_caller, entry_point, request_body
+from webcapture.cached_responses import cached_response, json_answer
 from webcapture.credits import Operation
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import AiExtractRequest
@@ -19,9 +22,11 @@ app = create_resolver()
 
 @app.post("/v1/web/ai-extract")
 @tracer.capture_method
-def ai_extract() -> Response[str]:
+def ai_extract() -> Response[Any]:
     request = request_body(app, AiExtractRequest)
-    return success(app, extract_from_page(current_caller(app), request), Operation.AI_EXTRACT)
+    caller = current_caller(app)
+    return cached_response(app, caller, Operation.AI_EXTRACT, request,
+                           lambda: json_answer(extract_from_page(caller, request)))
 
 
 # The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).

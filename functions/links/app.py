@@ -5,9 +5,12 @@ import webcapture.warm_start  # noqa: F401
 
 # isort: split
 
+from typing import Any
+
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, large_success, request_body
+from webcapture.api import create_resolver, current_caller, entry_point, request_body
+from webcapture.cached_responses import cached_response, json_answer
 from webcapture.credits import Operation
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import LinksRequest
@@ -19,9 +22,11 @@ app = create_resolver()
 
 @app.post("/v1/web/links")
 @tracer.capture_method
-def links() -> Response[str]:
+def links() -> Response[Any]:
     request = request_body(app, LinksRequest)
-    return large_success(app, collect_page_links(current_caller(app), request), Operation.LINKS)
+    caller = current_caller(app)
+    return cached_response(app, caller, Operation.LINKS, request,
+                           lambda: json_answer(collect_page_links(caller, request)), large=True)
 
 
 # The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).

@@ -5,9 +5,12 @@ import webcapture.warm_start  # noqa: F401
 
 # isort: split
 
+from typing import Any
+
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
+from webcapture.api import create_resolver, current_caller, entry_point, request_body
+from webcapture.cached_responses import cached_response, json_answer
 from webcapture.credits import Operation
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import MarkdownRequest
@@ -19,9 +22,11 @@ app = create_resolver()
 
 @app.post("/v1/web/markdown")
 @tracer.capture_method
-def markdown() -> Response[str]:
+def markdown() -> Response[Any]:
     request = request_body(app, MarkdownRequest)
-    return success(app, page_markdown(current_caller(app), request), Operation.MARKDOWN)
+    caller = current_caller(app)
+    return cached_response(app, caller, Operation.MARKDOWN, request,
+                           lambda: json_answer(page_markdown(caller, request)))
 
 
 # The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).

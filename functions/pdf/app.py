@@ -9,7 +9,9 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, file_response, request_body
+from webcapture.api import create_resolver, current_caller, entry_point, request_body
+from webcapture.browser.pdf import CONTENT_TYPE
+from webcapture.cached_responses import cached_response, file_form
 from webcapture.credits import Operation
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import PdfRequest
@@ -23,8 +25,9 @@ app = create_resolver()
 @tracer.capture_method
 def pdf() -> Response[Any]:
     request = request_body(app, PdfRequest)
-    answer = capture_pdf(current_caller(app), request, app.current_event.headers.get("Accept"))
-    return file_response(app, answer, Operation.PDF)
+    caller, accept = current_caller(app), app.current_event.headers.get("Accept")
+    return cached_response(app, caller, Operation.PDF, request, lambda: capture_pdf(caller, request, accept),
+                           form=file_form(request.base64, accept, CONTENT_TYPE))
 
 
 # The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).

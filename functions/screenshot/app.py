@@ -1,4 +1,5 @@
-"""POST /v1/web/screenshot: a page as png, jpeg or webp (bytes, base64 JSON, or stored with a URL)."""
+"""POST /v1/web/screenshot: a page as png, jpeg or webp (bytes, base64 JSON, or stored with a URL); and
+GET /v1/render/screenshot, the same from a signed link (no Authorization header)."""
 
 # First of all: start unpacking and launching the browser while the imports below run.
 import webcapture.warm_start  # noqa: F401
@@ -9,12 +10,15 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, file_response, request_body
+from webcapture.api import create_resolver, current_caller, entry_point, request_body
+from webcapture.cached_responses import cached_response, file_form
 from webcapture.credits import Operation
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
+from webcapture.operations.signed_screenshot import capture_signed_screenshot, signed_request
 from webcapture.operations.take_screenshot import capture_screenshot, screenshot_job_item
+from webcapture.signing.links import single_values
 
 app = create_resolver()
 
@@ -23,8 +27,21 @@ app = create_resolver()
 @tracer.capture_method
 def screenshot() -> Response[Any]:
     request = request_body(app, ScreenshotRequest)
-    answer = capture_screenshot(current_caller(app), request, app.current_event.headers.get("Accept"))
-    return file_response(app, answer, Operation.SCREENSHOT)
+    caller, accept = current_caller(app), app.current_event.headers.get("Accept")
+    return cached_response(app, caller, Operation.SCREENSHOT, request,
+                           lambda: capture_screenshot(caller, request, accept),
+                           form=file_form(request.wants_base64, accept, "image/"))
+
+
+@app.get("/v1/render/screenshot")
+@tracer.capture_method
+def signed_screenshot() -> Response[Any]:
+    caller, request = signed_request(single_values(app.current_event.raw_event))
+    response = cached_response(app, caller, Operation.SCREENSHOT, request,
+                               lambda: capture_signed_screenshot(caller, request), form="bytes")
+    # For CloudFront and browsers: the same link is the same image for as long as the cache keeps it.
+    response.headers["Cache-Control"] = f"public, max-age={request.maxAge}"
+    return response
 
 
 # The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).

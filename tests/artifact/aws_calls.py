@@ -29,7 +29,8 @@ ACTIONS = {
 # Powertools' SecretsProvider(...).get(name) is GetSecretValue under the hood.
 CONSTRUCTORS = {"SecretsProvider": "secretsmanager:GetSecretValue"}
 # Settings fields that name a resource of the template.
-TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable"}
+TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable",
+          "signing_secrets_table": "SigningSecretsTable", "jobs_table": "JobsTable"}
 BUCKETS = {"files_bucket": "FilesBucket"}
 DISTRIBUTIONS = {"files_distribution_id": "FilesDistribution"}
 SECRET = "secret"

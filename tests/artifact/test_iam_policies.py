@@ -92,9 +92,12 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     assert ("cloudfront:CreateInvalidation", "FilesDistribution") in needed("FilesDeleteFunction")
     assert all(("cloudfront:CreateInvalidation", "FilesDistribution") not in needed(name)
                for name in FUNCTIONS if name != "FilesDeleteFunction")
+    # Metering, the upstream proxies' secret and the answer cache's objects (maxAge).
     assert needed("MarkdownFunction") == needed("ContentFunction") == {
-        ("dynamodb:UpdateItem", "ApiKeysTable"), ("secretsmanager:GetSecretValue", SECRET)}  # upstream proxies
-    assert needed("PdfFunction") == needed("ScreenshotFunction")  # stores its file the same way
+        ("dynamodb:UpdateItem", "ApiKeysTable"), ("secretsmanager:GetSecretValue", SECRET),
+        ("s3:GetObject", "FilesBucket"), ("s3:PutObject", "FilesBucket")}
+    # Stores its file the same way; the screenshot function also reads signing secrets (signed links).
+    assert needed("PdfFunction") | {("dynamodb:GetItem", "SigningSecretsTable")} == needed("ScreenshotFunction")
     assert ("s3:DeleteObject", "FilesBucket") in needed("FilesDeleteFunction")
 
 

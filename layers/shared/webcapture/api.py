@@ -236,9 +236,12 @@ def request_body(app: APIGatewayRestResolver, model: type[ModelT]) -> ModelT:
 
 
 def success(app: APIGatewayRestResolver, data: dict[str, Any], operation: Operation,
-            encode: Callable[[dict[str, Any]], str] = _json) -> Response[str]:
+            encode: Callable[[dict[str, Any]], str] = _json, credits_cost: int | None = None,
+            ) -> Response[str]:
+    """`credits_cost`: what the envelope reports when it is not the operation's price (0 for a cache hit)."""
     metrics.add_metric(name=f"{operation.value}.Success", unit="Count", value=1)
-    body = success_body(data, request_id(app), cost_of(operation))
+    cost = cost_of(operation) if credits_cost is None else credits_cost
+    body = success_body(data, request_id(app), cost)
     return Response(200, content_types.APPLICATION_JSON, encode(body))
 
 
@@ -266,20 +269,23 @@ def binary(
 
 
 def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
-              operation: Operation) -> Response[str]:
+              operation: Operation, credits_cost: int | None = None) -> Response[str]:
     """303 to where the result was stored, with the JSON envelope for clients that read the body."""
-    body = success_body(data, request_id(app), cost_of(operation))
+    body = success_body(data, request_id(app), cost_of(operation) if credits_cost is None else credits_cost)
     headers = {"Location": location, **warning_headers([data["warning"]] if data.get("warning") else [])}
     return Response(303, content_types.APPLICATION_JSON, _json(body), headers=headers)
 
 
-def file_response(app: APIGatewayRestResolver, answer: FileAnswer, operation: Operation) -> Response[Any]:
-    """A screenshot's or a PDF's answer in the form operations.file_answers chose."""
+def file_response(app: APIGatewayRestResolver, answer: FileAnswer, operation: Operation,
+                  credits_cost: int | None = None, *, large: bool = False) -> Response[Any]:
+    """A screenshot's or a PDF's answer in the form operations.file_answers chose (or any JSON answer in
+    the json form; `large`: encoded as `large_success` does)."""
     if answer.form == "binary":
         return binary(app, answer.body, answer.content_type, answer.warnings, answer.target_status)
     if answer.form == "redirect":
-        return see_other(app, answer.location, answer.data or {}, operation)
-    return success(app, answer.data or {}, operation)
+        return see_other(app, answer.location, answer.data or {}, operation, credits_cost)
+    encode = _json_of_strings if large else _json
+    return success(app, answer.data or {}, operation, encode=encode, credits_cost=credits_cost)
 
 
 def json_document(document: dict[str, Any]) -> Response[str]:

@@ -14,6 +14,7 @@ class Operation(StrEnum):
     MARKDOWN = "markdown"
     CONTENT = "content"
     PDF = "pdf"
+    SIGNING_SECRET = "signing/secret"  # noqa: S105 - a route's name, not a secret
 
 
 CREDITS: dict[Operation, int] = {
@@ -25,6 +26,7 @@ CREDITS: dict[Operation, int] = {
     Operation.MARKDOWN: 1,
     Operation.CONTENT: 1,
     Operation.PDF: 1,
+    Operation.SIGNING_SECRET: 0,
 }
 
 

@@ -27,6 +27,14 @@ class Unauthorized(ApiError):
     default_message = "Authentication required"
 
 
+class InvalidSignature(ApiError):
+    """A signed link (CONTRACT 19) that does not verify: one message whatever the reason, so a caller
+    learns nothing about which part was wrong (or whether the user exists)."""
+
+    status, code = 403, "INVALID_SIGNATURE"
+    default_message = "The link's signature is missing, wrong or expired"
+
+
 class InvalidJson(ApiError):
     status, code = 400, "INVALID_JSON"
     default_message = "Request body is not valid JSON"

@@ -64,6 +64,7 @@ class Settings:
     # Storage
     api_keys_table: str = "ApiKeys"
     files_table: str = "Files"
+    signing_secrets_table: str = "SigningSecrets"
     files_bucket: str = "webcapture-files"
     public_base_url: str = ""
     file_retention_days: int = 30
@@ -150,6 +151,7 @@ class Settings:
         return cls(
             api_keys_table=env("API_KEYS_TABLE", cls.api_keys_table),
             files_table=env("FILES_TABLE", cls.files_table),
+            signing_secrets_table=env("SIGNING_SECRETS_TABLE", cls.signing_secrets_table),
             files_bucket=env("FILES_BUCKET", cls.files_bucket),
             public_base_url=env("PUBLIC_BASE_URL", "").rstrip("/"),
             file_retention_days=_int("FILE_RETENTION_DAYS", cls.file_retention_days),

@@ -1,4 +1,4 @@
-"""`webcapture shot|links|extract|markdown|content|pdf URL`: the API from a shell.
+"""`webcapture shot|links|extract|markdown|content|pdf|sign URL`: the API from a shell.
 
 Each command turns its flags into the endpoint's JSON body (only the flags given: the API's defaults
 apply otherwise), makes one call, and writes the result: files for images and PDFs, JSON or text on stdout.
@@ -15,6 +15,7 @@ from typing import Any
 
 from webcapture.client.http import Answer, CliFailure, call, fetch, progress
 from webcapture.client.jobs import add_job_commands
+from webcapture.client.signed_links import signed_link
 from webcapture.settings import client_settings
 
 Body = dict[str, Any]
@@ -59,7 +60,7 @@ def _page_body(args: argparse.Namespace) -> Body:
     return body
 
 
-def _call(args: argparse.Namespace, path: str, body: Body, accept: str = "application/json") -> Answer:
+def _call(args: argparse.Namespace, path: str, body: Body | None, accept: str = "application/json") -> Answer:
     settings = client_settings()
     api_key = args.api_key or settings.api_key
     if not api_key:
@@ -103,7 +104,7 @@ def _bytes_or_stored(answer: Answer) -> bytes:
     return answer.body
 
 
-def _shot(args: argparse.Namespace) -> int:
+def _shot_body(args: argparse.Namespace) -> Body:
     body = _page_body(args)
     options: Body = {"fullPage": args.full_page, "type": args.format}
     if args.quality is not None:
@@ -116,6 +117,13 @@ def _shot(args: argparse.Namespace) -> int:
                 if value is not None}
     if viewport:
         body["viewport"] = viewport
+    if args.max_age is not None:
+        body["maxAge"] = args.max_age
+    return body
+
+
+def _shot(args: argparse.Namespace) -> int:
+    body = _shot_body(args)
     answer = _call(args, "/v1/web/screenshot", body, accept=f"image/{args.format}")
     _save(_bytes_or_stored(answer), args.output, answer)
     return 0
@@ -166,6 +174,17 @@ def _markdown(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sign(args: argparse.Namespace) -> int:
+    """Print a signed link: the secret from --secret and --user, else asked from the API with the key."""
+    user_id, secret = args.user, args.secret
+    if not (user_id and secret):
+        data = _data(_call(args, "/v1/signing/secret", None))
+        user_id, secret = data["userId"], data["secret"]
+    api_url = (args.api_url or client_settings().api_url).rstrip("/")
+    print(signed_link(api_url, user_id, secret, _shot_body(args), expires_in_s=args.expires_in))
+    return 0
+
+
 def _content(args: argparse.Namespace) -> int:
     print(_data(_call(args, "/v1/web/content", _page_body(args)))["html"])
     return 0
@@ -186,13 +205,20 @@ def add_commands(commands: Any) -> None:
 
     shot = command("shot", "screenshot a page to a file", _shot)
     shot.add_argument("-o", "--output", default="page.png", help="file to write, or - for stdout")
-    shot.add_argument("--full-page", action=argparse.BooleanOptionalAction, default=True)
-    shot.add_argument("--width", type=int)
-    shot.add_argument("--height", type=int)
-    shot.add_argument("--scale", type=float, help="deviceScaleFactor")
-    shot.add_argument("--format", choices=["png", "jpeg", "webp"], default="png")
-    shot.add_argument("--quality", type=int, help="jpeg/webp quality 1-100")
-    shot.add_argument("--selector", metavar="CSS", help="capture only this element")
+    sign = command("sign", "print a signed link to a screenshot (for <img src>; no key in it)", _sign)
+    sign.add_argument("--expires-in", type=int, metavar="SECONDS", help="the link stops working after")
+    sign.add_argument("--user", help="your user id (default: asked from the API, with --secret)")
+    sign.add_argument("--secret", help="your signing secret (default: GET /v1/signing/secret)")
+    for parser in (shot, sign):
+        parser.add_argument("--full-page", action=argparse.BooleanOptionalAction, default=True)
+        parser.add_argument("--width", type=int)
+        parser.add_argument("--height", type=int)
+        parser.add_argument("--scale", type=float, help="deviceScaleFactor")
+        parser.add_argument("--format", choices=["png", "jpeg", "webp"], default="png")
+        parser.add_argument("--quality", type=int, help="jpeg/webp quality 1-100")
+        parser.add_argument("--selector", metavar="CSS", help="capture only this element")
+        parser.add_argument("--max-age", type=int, metavar="SECONDS",
+                            help="answer from the cache when this recent (maxAge)")
 
     links = command("links", "the page's links (url<TAB>text per line)", _links)
     links.add_argument("--internal-only", action="store_true")

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from webcapture.models.cache_control import MaxAge
 from webcapture.models.devices import device_names
 from webcapture.models.page_actions import TargetHandling
 
@@ -235,3 +236,4 @@ class PageControl(StrictModel, TargetHandling):
                       AfterValidator(_check_device)] | None = None
     addStyleTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
     addScriptTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
+    maxAge: MaxAge = 0  # CONTRACT 19: read by webcapture.cache, never by the browser

@@ -160,6 +160,11 @@ class ApiKeysData(_Answer):
     total: int
 
 
+class SigningSecretData(_Answer):
+    secret: str = Field(description="Keys the HMAC-SHA256 of your signed links; keep it private")
+    userId: str = Field(description="The `user` parameter of your signed links")
+
+
 class ErrorDetail(_Answer):
     code: str = Field(description="Machine-readable error code, e.g. URL_NOT_ALLOWED")
     message: str

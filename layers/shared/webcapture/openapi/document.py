@@ -43,7 +43,8 @@ def _success_envelope(data: dict[str, Any], cost: int | None) -> dict[str, Any]:
             "data": data,
             "requestId": {"type": "string", "format": "uuid"},
             "timestamp": {"type": "string", "description": "ISO 8601 UTC with milliseconds"},
-            "creditsCost": {"type": "integer", "const": cost} if cost is not None
+            # 0 when the answer came from the cache (maxAge, CONTRACT 19).
+            "creditsCost": {"type": "integer", "enum": sorted({cost, 0})} if cost is not None
             else {"type": "integer", "minimum": 0},
         },
     }
@@ -93,6 +94,8 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
     elif any(p["in"] == "query" for p in endpoint.parameters):
         responses["422"] = _error_response(
             "A parameter fails validation: every issue, in Zod's vocabulary", answers.ValidationErrorEnvelope)
+    if endpoint.public:
+        responses.pop("401", None)
     responses["429"]["headers"] = {**_REQUEST_ID, "Retry-After": _header(
         "Seconds to wait (CONCURRENCY_LIMIT_EXCEEDED)", {"type": "integer"})}
     credits = endpoint.credits or cost_of(endpoint.operation)
@@ -101,7 +104,7 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         "tags": [endpoint.path.split("/")[2]],
         "summary": endpoint.summary,
         "description": f"{endpoint.description}\n\nCredits: {credits}.",
-        "security": [{"bearerAuth": []}],
+        "security": [] if endpoint.public else [{"bearerAuth": []}],
         "responses": dict(sorted(responses.items())),
     }
     if endpoint.parameters:

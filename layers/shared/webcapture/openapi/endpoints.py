@@ -58,6 +58,7 @@ class Endpoint:
     status: int = 200  # the success status
     credits: str | None = None  # what it costs when that is not the operation's fixed price
     parameters: tuple[dict[str, object], ...] = ()
+    public: bool = False  # served without the bearer token (a signed link carries its own proof)
 
     def error_statuses(self) -> dict[int, str]:
         found = dict(_COMMON_ERRORS)
@@ -179,4 +180,29 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "post", "/v1/webhooks/secret/rotate", "rotateWebhookSecret", "A new webhook signing secret",
         "Replaces the secret at once: later deliveries are signed with the new one.",
         Operation.API_KEYS_LIST, job_models.WebhookSecretData),
+    Endpoint(
+        "get", "/v1/render/screenshot", "signedScreenshot", "A screenshot from a signed link",
+        "No Authorization header: the query carries the request (screenshot fields as parameters, nested "
+        "ones dotted: `screenshotOptions.type=jpeg`), `user`, optional `expires` (unix seconds) and "
+        "`signature`, the hex HMAC-SHA256 of the other parameters sorted and percent-encoded (RFC 3986), "
+        "keyed with the user's signing secret. Answers the image bytes with "
+        "`Cache-Control: public, max-age=<maxAge>` (maxAge 86400 unless given); charged to the key that "
+        "fetched the secret, nothing on a cache hit.",
+        Operation.SCREENSHOT, answers.ScreenshotData, binary_types=IMAGE_TYPES, stores_files=True,
+        public=True,
+        errors=(*_BROWSER, (403, "INVALID_SIGNATURE: a missing, wrong or expired signature, a changed "
+                                 "parameter, an unknown user or a rotated secret"),
+                (422, "A parameter fails the screenshot request's validation (Zod's issues)")),
+    ),
+    Endpoint(
+        "get", "/v1/signing/secret", "signingSecret", "Your signing secret",
+        "The secret that signs your links to GET /v1/render/screenshot, made on first use. Signed links are "
+        "charged to the API key that fetched (or rotated) it.",
+        Operation.SIGNING_SECRET, answers.SigningSecretData,
+    ),
+    Endpoint(
+        "post", "/v1/signing/secret/rotate", "rotateSigningSecret", "A new signing secret",
+        "Replaces your signing secret: every link signed with the old one answers 403 INVALID_SIGNATURE.",
+        Operation.SIGNING_SECRET, answers.SigningSecretData,
+    ),
 )

@@ -1,9 +1,10 @@
-"""POST /v1/files/delete (CONTRACT 10)."""
+"""POST /v1/files/delete (CONTRACT 10); the cache entries that answer with the file go with it (19)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from webcapture import cache
 from webcapture.auth.caller import Caller
 from webcapture.credits import Operation, cost_of
 from webcapture.metering import metered
@@ -16,5 +17,7 @@ def delete_file(caller: Caller, request: FileDeleteRequest) -> dict[str, Any]:
         result = delete_stored_file(
             user_id=caller.user_id, file_id=request.fileId, delete_from_storage=request.deleteFromStorage
         )
+        if result.deleted_from_database:
+            cache.drop_file_entries(caller.user_id, request.fileId)
     data: dict[str, Any] = result.as_data()
     return data
