@@ -14,6 +14,7 @@ class Operation(StrEnum):
     MARKDOWN = "markdown"
     CONTENT = "content"
     PDF = "pdf"
+    MAP = "map"
 
 
 CREDITS: dict[Operation, int] = {
@@ -25,6 +26,7 @@ CREDITS: dict[Operation, int] = {
     Operation.MARKDOWN: 1,
     Operation.CONTENT: 1,
     Operation.PDF: 1,
+    Operation.MAP: 1,
 }
 
 
