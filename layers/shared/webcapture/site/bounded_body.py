@@ -8,22 +8,26 @@ by piece, each call asked for no more than what is left of the limit, and readin
 
 from __future__ import annotations
 
+import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
-PIECE_BYTES: Final = 256 * 1024
+PIECE_BYTES: Final = 64 * 1024
 
 
 @dataclass
 class BoundedBody:
-    """Iterate it once for the body's pieces; afterwards `cut` tells whether a limit stopped it."""
+    """Iterate it once for the body's pieces; afterwards `cut` tells whether the byte limit stopped it,
+    `timed_out` whether the deadline did."""
 
     pieces: Iterable[bytes]
     limit: int  # bytes after inflating
+    deadline: float | None = None  # time.monotonic() instant: stop there (a piece inflates a thousandfold)
     cut: bool = False
+    timed_out: bool = False
     broken: bool = False  # a gzip stream that does not inflate
     gzipped: bool = False
 
@@ -36,7 +40,11 @@ class BoundedBody:
                 break
         self.gzipped = first[:2] == GZIP_MAGIC
         chain = _prepend(first, source)
-        yield from (self._inflated(chain) if self.gzipped else self._plain(chain))
+        for piece in self._inflated(chain) if self.gzipped else self._plain(chain):
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.timed_out = True
+                return
+            yield piece
 
     def _plain(self, source: Iterator[bytes]) -> Iterator[bytes]:
         left = self.limit

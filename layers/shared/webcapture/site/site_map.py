@@ -111,12 +111,15 @@ def _read_sitemap(gathering: _Gathering, url: str) -> list[str]:
         if response.status != 200:
             return []
         gathering.reached = True
-        body = BoundedBody(response.chunks(MAX_SITEMAP_WIRE_BYTES), MAX_SITEMAP_BYTES)
+        body = BoundedBody(response.chunks(MAX_SITEMAP_WIRE_BYTES), MAX_SITEMAP_BYTES, gathering.deadline)
         room = max(gathering.options.limit - len(gathering.found), 0)
         document = read_sitemap(body, max_urls=max(room, 1), keep=gathering.add)
     if body.cut:
         _warn_once(gathering.warnings, f"The sitemap {url} is larger than {MAX_SITEMAP_BYTES // 2**20} MB "
                                        "once inflated; it was read up to there")
+    if body.timed_out:
+        _warn_once(gathering.warnings, f"The time limit was reached while reading the sitemap {url}; the URLs "
+                                       "found so far are listed")
     if body.broken:
         _warn_once(gathering.warnings, f"The sitemap {url} is not valid gzip; it was read up to the break")
     return document.locations if document.is_index else []
@@ -178,7 +181,7 @@ def _read_start_page(gathering: _Gathering, url: str) -> tuple[int, str, list[tu
              headers={"User-Agent": USER_AGENT, "Accept": _HTML_ACCEPT}) as response:
         gathering.reached = True
         content_type = response.header("Content-Type")
-        body = BoundedBody(response.chunks(MAX_PAGE_BYTES), MAX_PAGE_BYTES)
+        body = BoundedBody(response.chunks(MAX_PAGE_BYTES), MAX_PAGE_BYTES, gathering.deadline)
         data = b"".join(body)
         final_url = response.url
         if final_url != url and not gathering.scope.allows(gathering.canonical(final_url) or ""):
