@@ -118,8 +118,8 @@ def _read_sitemap(gathering: _Gathering, url: str) -> list[str]:
         _warn_once(gathering.warnings, f"The sitemap {url} is larger than {MAX_SITEMAP_BYTES // 2**20} MB "
                                        "once inflated; it was read up to there")
     if body.timed_out:
-        _warn_once(gathering.warnings, f"The time limit was reached while reading the sitemap {url}; the URLs "
-                                       "found so far are listed")
+        _warn_once(gathering.warnings, f"The time limit was reached while reading the sitemap {url}; the "
+                                       "URLs found so far are listed")
     if body.broken:
         _warn_once(gathering.warnings, f"The sitemap {url} is not valid gzip; it was read up to the break")
     return document.locations if document.is_index else []
