@@ -9,6 +9,7 @@ same site to a reader, and every fetch still passes the egress guard on its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from webcapture.site.canonical_urls import host_of, path_of
 from webcapture.site.globs import PathGlobs
@@ -33,13 +34,19 @@ class Scope:
         return cls(site_host(host_of(start_canonical)), **options)  # type: ignore[arg-type]
 
     def host_allowed(self, host: str) -> bool:
-        if self.allow_external:
-            return True
-        host = site_host(host)
-        return host == self.host or (self.include_subdomains and host.endswith("." + self.host))
+        return self.allow_external or _same_site(self.host, self.include_subdomains, host)
 
     def allows(self, canonical: str, depth: int = 0) -> bool:
         """Whether a canonical URL found at `depth` link hops from the start is in scope."""
         if self.max_depth is not None and depth > self.max_depth:
             return False
-        return self.host_allowed(host_of(canonical)) and self.paths.allows(path_of(canonical))
+        if not self.allow_external and not _same_site(self.host, self.include_subdomains, host_of(canonical)):
+            return False
+        return not (self.paths.include or self.paths.exclude) or self.paths.allows(path_of(canonical))
+
+
+@lru_cache(maxsize=1024)
+def _same_site(site: str, include_subdomains: bool, host: str) -> bool:
+    # Cached: a sitemap's thousands of URLs name a handful of hosts.
+    host = site_host(host)
+    return host == site or (include_subdomains and host.endswith("." + site))

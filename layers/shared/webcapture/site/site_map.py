@@ -77,17 +77,18 @@ class _Gathering:
         return self.scope.allows(canonical)
 
     def add(self, url: str, title: str = "") -> bool:
-        """List `url` when new and wanted; True when it was added."""
-        canonical = self.canonical(url)
+        """List `url` when new and wanted; True when it was added (called for every sitemap URL)."""
+        canonical = canonical_url(url, drop_query=self.options.ignore_query_parameters)
         if canonical is None:
             return False
-        if canonical in self.found:
-            if title and not self.found[canonical]:
-                self.found[canonical] = title
+        found = self.found
+        if canonical in found:
+            if title and not found[canonical]:
+                found[canonical] = title
             return False
-        if len(self.found) >= self.options.limit or not self.matches(canonical, title):
+        if len(found) >= self.options.limit or not self.matches(canonical, title):
             return False
-        self.found[canonical] = title
+        found[canonical] = title
         return True
 
     @property

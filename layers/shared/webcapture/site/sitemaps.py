@@ -19,7 +19,6 @@ from lxml import etree
 _NS: Final = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 # Tags of both the official namespace and none (sitemaps written without it are common).
 _LOC: Final = (f"{_NS}loc", "loc")
-_ENTRIES: Final = (f"{_NS}url", "url", f"{_NS}sitemap", "sitemap")
 _INDEX: Final = (f"{_NS}sitemapindex", "sitemapindex")
 
 
@@ -43,36 +42,35 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int,
                  keep: Callable[[str], bool] | None = None) -> SitemapDocument:
     """The `<loc>`s of a sitemap document fed in pieces; stops after `max_urls` kept ones. `keep` filters
     page URLs as they are read (a sitemap index's entries are always kept)."""
-    parser = etree.XMLPullParser(events=("end",), resolve_entities=False, no_network=True,
+    # Only `<loc>` ends are reported (lxml filters them in C: no Python object for any other element).
+    parser = etree.XMLPullParser(events=("end",), tag=_LOC, resolve_entities=False, no_network=True,
                                  load_dtd=False, huge_tree=False, remove_comments=True, remove_pis=True)
     document = SitemapDocument()
     root: Any = None
     try:
         for piece in pieces:
             parser.feed(piece)
-            last_entry = None
+            last = None
             for _event, element in parser.read_events():
+                last = element
                 if root is None:
-                    # The first finished element: the root has started, and any DTD came before it.
+                    # The first <loc> read: the root has started, and any DTD came before it.
                     root = element.getroottree().getroot()
                     if _declares_entities(root):
                         raise SitemapRefused("the document declares XML entities")
                     document.is_index = root.tag in _INDEX
-                tag = element.tag
-                if tag in _LOC:
-                    text = (element.text or "").strip()
-                    if text and len(element) == 0 and (document.is_index or keep is None or keep(text)):
-                        document.locations.append(text)
-                        if len(document.locations) >= max_urls:
-                            document.stopped = True
-                            return document
-                elif tag in _ENTRIES:
-                    last_entry = element
-            if last_entry is not None:
-                # Everything before the last finished entry is read: free it (the tree stays tiny).
-                parent = last_entry.getparent()
-                if parent is not None:
-                    del parent[: parent.index(last_entry) + 1]
+                text = (element.text or "").strip()
+                if text and len(element) == 0 and (document.is_index or keep is None or keep(text)):
+                    document.locations.append(text)
+                    if len(document.locations) >= max_urls:
+                        document.stopped = True
+                        return document
+            if last is not None:
+                # Free the entries read so far (all but the one holding the last <loc>, which may still be
+                # open): the tree stays a few entries deep whatever the document's size.
+                entry = last.getparent()
+                if entry is not None and entry.getparent() is root:
+                    del root[: root.index(entry)]
         parser.close()
     except etree.XMLSyntaxError as error:
         if root is None:
