@@ -6,6 +6,10 @@ The API runs with only the site's addresses allowed, so 127.0.0.1 is as internal
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -134,3 +138,22 @@ def test_sitemap_bombs_give_a_bounded_partial_answer(api: LocalApi, kind: str, u
     assert [link["url"] for link in body["data"]["links"]] == [f"http://{BOMB_ADDRESS}/",
                                                               f"http://{BOMB_ADDRESS}/a.html"]
     assert "sitemap" in body["data"]["warning"]
+
+
+def webcapture_map(api: LocalApi, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WEBCAPTURE_API_URL": api.url, "WEBCAPTURE_API_KEY": api.api_key}
+    return subprocess.run([sys.executable, "-m", "webcapture.cli", "map", *args], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_cli_prints_one_url_per_line(api: LocalApi, sample: SampleSite, untouched: None) -> None:
+    run = webcapture_map(api, sample.url("/"), "--sitemap", "skip", "--quiet")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == f"{sample.url('/')}\tHome"
+    assert [line.split("\t")[0] for line in lines] == [
+        sample.url(path) for path in dict.fromkeys(["/", *sample.home_link_paths_in_scope(ignore_query=True)])]
+    as_json = webcapture_map(api, sample.url("/"), "--sitemap", "only", "--limit", "2", "--json", "--quiet")
+    assert json.loads(as_json.stdout)["total"] == 2
+    refused = webcapture_map(api, "http://127.0.0.1:1/", "--quiet")
+    assert refused.returncode == 4 and "URL_NOT_ALLOWED" in refused.stderr
