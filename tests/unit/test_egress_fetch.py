@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from tests.support.egress_resolvers import MapResolver
 from tests.support.egress_servers import Servers
+from tests.support.tls_server import TlsServer, make_certificate, trusting
 from webcapture.egress import RefusalLog
+from webcapture.egress import fetch as fetch_module
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationTimeout
 
@@ -95,3 +98,24 @@ def test_failures(servers: Servers) -> None:
     with pytest.raises(NavigationTimeout), get(f"http://public.test:{servers.port}/hello",
                                                deadline=time.monotonic() - 1):
         pass
+
+
+def test_https_verifies_the_name_on_the_checked_address(
+        egress_allow_public: None, egress_dns: MapResolver, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    cert, key = make_certificate(["public.test"], tmp_path)
+    server = TlsServer("127.0.0.2", cert, key)
+    try:
+        # Not trusted by the system's certificate store: the connection fails, nothing is read.
+        with pytest.raises(FetchFailed, match="could not connect"), get(
+                f"https://public.test:{server.port}/", deadline=_soon()):
+            pass
+        monkeypatch.setattr(fetch_module, "_tls", lambda: trusting(cert))
+        with get(f"https://public.test:{server.port}/page", deadline=_soon()) as response:
+            body, _ = response.read(1000)
+        assert body == f"secure /page for public.test:{server.port}".encode()
+        # The certificate names public.test, not the address: reached by its IP, verification fails.
+        with pytest.raises(FetchFailed), get(f"https://127.0.0.2:{server.port}/", deadline=_soon()):
+            pass
+    finally:
+        server.stop()

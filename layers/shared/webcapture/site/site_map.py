@@ -203,7 +203,8 @@ def map_site(url: str, options: MapOptions, deadline: float) -> MapResult:
     policy; NavigationFailed when no source could be reached at all."""
     start = canonical_url(url, drop_query=options.ignore_query_parameters)
     if start is None:
-        raise UrlNotAllowed("The URL is not an http(s) URL with a valid host")
+        raise UrlNotAllowed("The URL cannot be mapped: it is not an http(s) URL with a valid host, or it is "
+                            "longer than 2,048 characters")
     scope = Scope.of(start, include_subdomains=options.include_subdomains)
     gathering = _Gathering(options, scope, deadline - ANSWER_RESERVE_S)
     result = MapResult()
