@@ -160,3 +160,10 @@ def test_a_billion_laughs_sitemap_is_refused() -> None:
     assert _urls(result.links) == [f"http://{BOMB_ADDRESS}/", f"http://{BOMB_ADDRESS}/a.html"]
     # libxml2 refuses the amplification before any entity could be expanded.
     assert any("was not read" in warning and "entit" in warning.lower() for warning in result.warnings)
+
+
+def test_a_missing_start_page_is_not_listed_but_the_sitemaps_are(site: tuple[SampleSite, SiteServer]) -> None:
+    sample, _ = site
+    result = map_site(sample.url("/no-such-page"), MapOptions(), _deadline())
+    assert result.start_status == 404
+    assert _urls(result.links) == [sample.url(p) for p in sample.sitemap_paths()]

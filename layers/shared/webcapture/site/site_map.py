@@ -220,7 +220,8 @@ def map_site(url: str, options: MapOptions, deadline: float) -> MapResult:
             failure = str(failed)
         if page is not None:
             result.start_status = page[0]
-            gathering.add(start, page[1])
+            if page[0] < 400:  # an error page is not a page of the site (its links may still be)
+                gathering.add(start, page[1])
     if options.sitemap != "skip" and gathering.time_left():
         _gather_sitemaps(gathering, origin_of(start))
     if page is not None:
