@@ -119,3 +119,13 @@ def test_https_verifies_the_name_on_the_checked_address(
             pass
     finally:
         server.stop()
+
+
+def test_odd_paths_and_locations(servers: Servers) -> None:
+    # Non-ASCII and spaces go on the request line percent-encoded, as browsers send them.
+    with get(f"http://public.test:{servers.port}/caf\u00e9 menu?q=a b", deadline=_soon()) as response:
+        assert response.status == 404
+    assert servers.public.requests[-1]["path"] == "/caf%C3%A9%20menu?q=a%20b"
+    with pytest.raises(FetchFailed, match="invalid URL"), get(
+            f"http://public.test:{servers.port}/redirect?to={quote('http://[::1', safe='')}", deadline=_soon()):
+        pass

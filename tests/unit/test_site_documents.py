@@ -116,3 +116,9 @@ def test_page_links_without_a_browser() -> None:
     assert found.links == [("http://a.test/docs/a.html", "A link"), ("http://a.test/b", "B"),
                            ("http://a.test/docs/c.html", "C"), ("mailto:x@y", "mail"),
                            ("http://a.test/docs/d.html", "D")]
+
+
+def test_links_no_parser_reads_are_skipped() -> None:
+    found = page_links('<base href="http://[::1"><a href="http://[bad">x</a><a href="/ok">ok</a>',
+                       "http://a.test/")
+    assert found.links == [("http://a.test/ok", "ok")]

@@ -18,7 +18,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
-from urllib.parse import urljoin
+from urllib.parse import quote, urljoin
 
 from webcapture.egress.hosts import HostError, Target, parse_url
 from webcapture.egress.policy import EgressRefused, Route, route
@@ -32,6 +32,9 @@ CONNECT_TIMEOUT_S: Final = 10.0
 IDLE_TIMEOUT_S: Final = 15.0
 CHUNK_BYTES: Final = 64 * 1024
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
+# What may stand in a request line as it is: the rest (spaces, controls, non-ASCII) is percent-encoded
+# (UTF-8) as browsers send it; escapes already there are kept.
+_REQUEST_LINE_SAFE: Final = "/?#[]@!$&'()*+,;=:%-._~"
 
 
 class FetchRefused(Exception):
@@ -152,7 +155,8 @@ def _connect(target: Target, checked: Route, deadline: float) -> socket.socket:
 def _request(target: Target, sock: socket.socket, headers: dict[str, str]) -> http.client.HTTPResponse:
     connection = http.client.HTTPConnection(target.authority)
     connection.sock = sock  # already connected to the checked address: http.client must not look up
-    connection.putrequest("GET", target.path, skip_host=True, skip_accept_encoding=True)
+    path = quote(target.path, safe=_REQUEST_LINE_SAFE, encoding="utf-8", errors="surrogatepass")
+    connection.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
     connection.putheader("Host", target.authority)
     for name, value in headers.items():
         connection.putheader(name, value)
@@ -183,7 +187,10 @@ def get(url: str, *, deadline: float, headers: dict[str, str] | None = None,
             sock.close()
             if len(redirects) >= max_redirects:
                 raise FetchFailed(f"{url}: more than {max_redirects} redirects")
-            current = urljoin(current, location.strip())
+            try:
+                current = urljoin(current, location.strip())
+            except ValueError:  # "http://[::1" and the like: no URL at all
+                raise FetchFailed(f"{current}: redirected to an invalid URL") from None
             redirects.append(current)
             continue
         response = Response(current, answer.status, answer.headers, deadline, tuple(redirects), answer)

@@ -8,6 +8,7 @@ would add are not seen: map reads the HTML as served, which keeps it fast and br
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin
@@ -35,7 +36,8 @@ class _LinkParser(HTMLParser):
         values = {name: value or "" for name, value in attrs}
         if tag == "base" and not self._seen_base and values.get("href"):
             self._seen_base = True
-            self.base = urljoin(self.base, values["href"].strip())
+            with suppress(ValueError):  # an href no URL parser reads: the page's own URL stays the base
+                self.base = urljoin(self.base, values["href"].strip())
         elif tag == "title":
             self._in_title = True
         elif tag in ("a", "area") and "href" in values:
@@ -62,7 +64,11 @@ class _LinkParser(HTMLParser):
         href = href.strip()
         if not href or href.startswith("#"):
             return
-        self.found.links.append((urljoin(self.base, href), " ".join(text.split())[:MAX_TEXT_CHARS]))
+        try:
+            url = urljoin(self.base, href)
+        except ValueError:  # "http://[::1" and the like
+            return
+        self.found.links.append((url, " ".join(text.split())[:MAX_TEXT_CHARS]))
 
     def result(self) -> PageLinks:
         for href, pieces, fallback in self._open:  # unclosed <a> at the end of the document
