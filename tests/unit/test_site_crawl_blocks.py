@@ -7,17 +7,22 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urljoin
 
 import boto3
 import pytest
 
+from tests.support.sample_site import SampleSite
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller
 from webcapture.errors import UsageExceeded
 from webcapture.site.crawl_credits import reserve_crawl, settle_crawl, unused_credits
 from webcapture.site.crawl_store import HostLease, claim_url, enter_host, job_pk, leave_host
+from webcapture.site.discovery import Skip, discover, redirected_out_of_scope
+from webcapture.site.globs import PathGlobs
 from webcapture.site.host_pace import MIN_WAIT_S, HostPace, HostState, admit, finish
 from webcapture.site.robots import parse_robots
+from webcapture.site.scope import Scope
 
 TABLE = "test-crawl-jobs"
 
@@ -132,3 +137,30 @@ def test_credits_reserved_at_submit_and_the_unused_given_back_once(aws_resources
         reserve_crawl(caller, "job-2", limit=100, page_cost=1)
     assert _remaining(record.item["id"]) == 76
     assert unused_credits(60, 20, 6) == 0 and unused_credits(60, 0, 6) == 60
+
+
+def test_discovery_sorts_a_pages_links() -> None:
+    site = SampleSite("site.test")
+    scope = Scope.of("http://site.test/", max_depth=5, paths=PathGlobs.of(exclude=["/calendar/**"]))
+    robots = parse_robots("User-agent: *\nDisallow: /private/\n")
+    links = [urljoin("http://site.test/", href) for href, _ in site.home_links()]
+    found = discover(links, 0, scope, drop_query=True, robots_allow=robots.allowed)
+    # The home page's spellings of one page collapse to one; the level-1 pages, /about and /moved follow.
+    assert [url for url, _ in found.follow] == [site.url(p) for p in
+                                                [*site.children["/"], "/about.html", "/moved"]]
+    assert {depth for _, depth in found.follow} == {1}
+    reasons = dict(found.skipped)
+    assert reasons[site.url("/private/")] == Skip.ROBOTS
+    assert reasons[site.url("/calendar/2026/01")] == Skip.OUT_OF_SCOPE
+    assert reasons["mailto:someone@example.com"] == Skip.NOT_A_PAGE
+    assert reasons["http://127.0.0.1:9/secret"] == Skip.OUT_OF_SCOPE
+    # Without robots.txt respected, /private/ is followed; at maxDepth nothing is.
+    assert (site.url("/private/"), 1) in discover(links, 0, scope, drop_query=True).follow
+    deep = discover(links, 5, scope, drop_query=True)
+    assert deep.follow == [] and {reason for _, reason in deep.skipped} >= {Skip.TOO_DEEP}
+
+
+def test_a_redirect_out_of_scope_is_skipped() -> None:
+    scope = Scope.of("http://site.test/")
+    assert redirected_out_of_scope("http://elsewhere.test/landing", scope, drop_query=False)
+    assert not redirected_out_of_scope("https://www.site.test/landing", scope, drop_query=False)
