@@ -18,7 +18,7 @@ from lxml import etree
 
 _NS: Final = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 # Tags of both the official namespace and none (sitemaps written without it are common).
-_LOC: Final = (f"{_NS}loc", "loc")
+_URLSET: Final = (f"{_NS}urlset", "urlset")
 _INDEX: Final = (f"{_NS}sitemapindex", "sitemapindex")
 
 
@@ -38,40 +38,55 @@ def _declares_entities(root: Any) -> bool:
     return dtd is not None and any(True for _ in dtd.iterentities())
 
 
+# The `<loc>` texts of an element's finished entries (all but the last child, which may still be open),
+# and of all of them once the document is closed; strings only, found in C.
+_FINISHED_LOCS = etree.XPath("*[position() < last()]/*[local-name() = 'loc']/text()", smart_strings=False)
+_ALL_LOCS = etree.XPath("*/*[local-name() = 'loc']/text()", smart_strings=False)
+
+
+def _take(document: SitemapDocument, texts: list[str], max_urls: int,
+          keep: Callable[[str], bool] | None) -> bool:
+    """Add these `<loc>` texts; True when max_urls is reached."""
+    for raw in texts:
+        text = raw.strip()
+        if text and (document.is_index or keep is None or keep(text)):
+            document.locations.append(text)
+            if len(document.locations) >= max_urls:
+                document.stopped = True
+                return True
+    return False
+
+
 def read_sitemap(pieces: Iterable[bytes], max_urls: int,
                  keep: Callable[[str], bool] | None = None) -> SitemapDocument:
     """The `<loc>`s of a sitemap document fed in pieces; stops after `max_urls` kept ones. `keep` filters
     page URLs as they are read (a sitemap index's entries are always kept)."""
-    # Only `<loc>` ends are reported (lxml filters them in C: no Python object for any other element).
-    parser = etree.XMLPullParser(events=("end",), tag=_LOC, resolve_entities=False, no_network=True,
-                                 load_dtd=False, huge_tree=False, remove_comments=True, remove_pis=True)
+    # Only the root's start is reported; the entries are read from the tree, piece by piece, and freed.
+    parser = etree.XMLPullParser(events=("start",), tag=(*_URLSET, *_INDEX), resolve_entities=False,
+                                 no_network=True, load_dtd=False, huge_tree=False, remove_comments=True,
+                                 remove_pis=True)
     document = SitemapDocument()
     root: Any = None
     try:
         for piece in pieces:
             parser.feed(piece)
-            last = None
-            for _event, element in parser.read_events():
-                last = element
+            if root is None:
+                for _event, element in parser.read_events():
+                    if element.getparent() is None and root is None:
+                        root = element
+                        # The root has started: any DTD came before it.
+                        if _declares_entities(root):
+                            raise SitemapRefused("the document declares XML entities")
+                        document.is_index = root.tag in _INDEX
                 if root is None:
-                    # The first <loc> read: the root has started, and any DTD came before it.
-                    root = element.getroottree().getroot()
-                    if _declares_entities(root):
-                        raise SitemapRefused("the document declares XML entities")
-                    document.is_index = root.tag in _INDEX
-                text = (element.text or "").strip()
-                if text and len(element) == 0 and (document.is_index or keep is None or keep(text)):
-                    document.locations.append(text)
-                    if len(document.locations) >= max_urls:
-                        document.stopped = True
-                        return document
-            if last is not None:
-                # Free the entries read so far (all but the one holding the last <loc>, which may still be
-                # open): the tree stays a few entries deep whatever the document's size.
-                entry = last.getparent()
-                if entry is not None and entry.getparent() is root:
-                    del root[: root.index(entry)]
+                    continue
+            if len(root) > 1:
+                if _take(document, _FINISHED_LOCS(root), max_urls, keep):
+                    return document
+                del root[: len(root) - 1]  # what was read is freed: the tree stays one entry deep
         parser.close()
+        if root is not None:
+            _take(document, _ALL_LOCS(root), max_urls, keep)
     except etree.XMLSyntaxError as error:
         if root is None:
             raise SitemapRefused(f"not well-formed XML ({error.msg})") from None
