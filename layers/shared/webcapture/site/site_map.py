@@ -66,6 +66,9 @@ class _Gathering:
     warnings: list[str] = field(default_factory=list)
     sitemap_count: int = 0
     reached: bool = False  # at least one source answered
+    # The start URL's origin and "/": a URL that starts with it is on the site's own host (nearly every
+    # sitemap URL), which the scope would only confirm. Empty when a search must look at every URL.
+    own_origin: str = ""
 
     def canonical(self, url: str) -> str | None:
         return canonical_url(url, drop_query=self.options.ignore_query_parameters)
@@ -86,7 +89,10 @@ class _Gathering:
             if title and not found[canonical]:
                 found[canonical] = title
             return False
-        if len(found) >= self.options.limit or not self.matches(canonical, title):
+        if len(found) >= self.options.limit:
+            return False
+        own = self.own_origin
+        if not (own and canonical.startswith(own)) and not self.matches(canonical, title):
             return False
         found[canonical] = title
         return True
@@ -206,7 +212,8 @@ def map_site(url: str, options: MapOptions, deadline: float) -> MapResult:
         raise UrlNotAllowed("The URL cannot be mapped: it is not an http(s) URL with a valid host, or it is "
                             "longer than 2,048 characters")
     scope = Scope.of(start, include_subdomains=options.include_subdomains)
-    gathering = _Gathering(options, scope, deadline - ANSWER_RESERVE_S)
+    gathering = _Gathering(options, scope, deadline - ANSWER_RESERVE_S,
+                           own_origin="" if options.search else origin_of(start) + "/")
     result = MapResult()
     page: tuple[int, str, list[tuple[str, str]]] | None = None
     failure: str | None = None
