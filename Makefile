@@ -104,6 +104,12 @@ bench-walls: install
 bench-cold: install
 	PATH="$(SAM_PATH)" $(BIN)/python scripts/bench_cold.py
 
+# POST /v1/web/map's gathering against requests + lxml on a 10,000-URL sitemap index, into
+# docs/benchmarks/map.md.
+.PHONY: bench-map
+bench-map: install
+	$(BIN)/python scripts/bench_map.py --write-docs
+
 # The warm capture against a baseline build, f538ae6 (scripts/bench_warm.py), into docs/benchmarks.md.
 bench-warm: install
 	$(BIN)/python scripts/bench_warm.py --write-docs

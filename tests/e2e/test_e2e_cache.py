@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.test_e2e_capture import fixtures, remaining
 from tests.e2e.test_e2e_foundation import assert_success
+from tests.support.api_answers import remaining
 from tests.support.fake_openai import FakeOpenAI, json_completion
+from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
 from webcapture.auth import api_keys
 from webcapture.aws import dynamodb_table, s3_client
@@ -26,7 +27,7 @@ SCREENSHOT = "/v1/web/screenshot"
 
 
 def shot_body(max_age: int = 600, **extra: Any) -> dict[str, Any]:
-    return {"url": fixtures().url("/plain.html"), "screenshotOptions": {"fullPage": False},
+    return {"url": get_server().url("/plain.html"), "screenshotOptions": {"fullPage": False},
             "viewport": {"width": 400, "height": 300}, "maxAge": max_age, **extra}
 
 
@@ -97,7 +98,7 @@ def test_screenshot_base64_and_stored_forms_answer_the_same_file(stack_aws: Loca
 
 def test_pdf_bytes_and_base64_miss_then_hit(stack_aws: LocalApi) -> None:
     key, _ = new_key()
-    body = {"url": fixtures().url("/printable.html"), "maxAge": 600}
+    body = {"url": get_server().url("/printable.html"), "maxAge": 600}
     miss = post(stack_aws, key, "/v1/web/pdf", body)
     hit = post(stack_aws, key, "/v1/web/pdf", body)
     assert (miss.headers["X-Cache"], hit.headers["X-Cache"]) == ("MISS", "HIT")
@@ -116,7 +117,7 @@ def test_pdf_bytes_and_base64_miss_then_hit(stack_aws: LocalApi) -> None:
 ])
 def test_json_endpoints_miss_then_hit(stack_aws: LocalApi, path: str, body: dict[str, Any], cost: int) -> None:
     key, _ = new_key()
-    request = {**body, "url": fixtures().url(body["url"]), "maxAge": 600}
+    request = {**body, "url": get_server().url(body["url"]), "maxAge": 600}
     miss = post(stack_aws, key, path, request)
     assert_success(miss, cost)
     data = assert_hit_of(post(stack_aws, key, path, request), miss)
@@ -128,7 +129,7 @@ def test_ai_extract_miss_then_hit_asks_the_model_once(stack_aws: LocalApi, fake_
     key, _ = new_key()
     fake_openai.requests.clear()
     fake_openai.script(json_completion({"title": "Cached"}))
-    request = {"url": fixtures().url("/product.html"), "prompt": "The title", "maxAge": 600}
+    request = {"url": get_server().url("/product.html"), "prompt": "The title", "maxAge": 600}
     miss = post(stack_aws, key, "/v1/web/ai-extract", request)
     assert_success(miss, 5)
     data = assert_hit_of(post(stack_aws, key, "/v1/web/ai-extract", request), miss)
@@ -233,7 +234,7 @@ def test_unreadable_or_missing_entry_is_a_miss(stack_aws: LocalApi, damage: byte
 def test_bad_max_age_is_422(stack_aws: LocalApi, value: object, code: str) -> None:
     key, _ = new_key()
     for path in (SCREENSHOT, "/v1/web/links", "/v1/web/pdf"):
-        response = post(stack_aws, key, path, {"url": fixtures().url("/plain.html"), "maxAge": value})
+        response = post(stack_aws, key, path, {"url": get_server().url("/plain.html"), "maxAge": value})
         assert response.status_code == 422, response.text
         issues = response.json()["error"]["issues"]
         assert [(issue["path"], issue["code"]) for issue in issues] == [(["maxAge"], code)]

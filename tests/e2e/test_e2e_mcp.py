@@ -21,10 +21,10 @@ import requests
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, ImageContent, ResourceLink, TextContent
 
-from tests.e2e.test_e2e_capture import png_size
 from tests.support.fake_openai import FakeOpenAI, json_completion
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
+from tests.support.png_pixels import png_size
 
 CLI = str(Path(sys.executable).with_name("webcapture"))
 

@@ -9,10 +9,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 import requests
 
-from tests.e2e.test_e2e_capture import fixtures, png_size, remaining
 from tests.e2e.test_e2e_client_cli import webcapture
 from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.api_answers import remaining
+from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
+from tests.support.png_pixels import png_size
 from webcapture.auth import api_keys
 from webcapture.client.signed_links import signed_link
 
@@ -33,7 +35,7 @@ class Signer:
 
 
 def shot(**extra: Any) -> dict[str, Any]:
-    return {"url": fixtures().url("/plain.html"), "screenshotOptions": {"fullPage": False},
+    return {"url": get_server().url("/plain.html"), "screenshotOptions": {"fullPage": False},
             "viewport": {"width": 320, "height": 200}, **extra}
 
 
@@ -105,7 +107,7 @@ def test_every_bad_link_is_the_same_403(signer: Signer, stack_aws: LocalApi) -> 
         "expired": signer.link(expires_in_s=-5),
         "expires changed": with_query(good, expires="9999999999"),
         "unknown user": stranger.link(),
-        "twice": good + "&url=" + requests.utils.quote(fixtures().url("/plain.html"), safe=""),
+        "twice": good + "&url=" + requests.utils.quote(get_server().url("/plain.html"), safe=""),
     }
     messages = {name: assert_refused(requests.get(link, timeout=60)) for name, link in refused.items()}
     assert len(set(messages.values())) == 1, messages
@@ -147,7 +149,7 @@ def test_signing_secret_needs_a_key(stack_aws: LocalApi) -> None:
 
 
 def test_cli_prints_a_link_that_renders(signer: Signer) -> None:
-    run = webcapture(signer.api, "sign", fixtures().url("/plain.html"), "--no-full-page", "--width", "330",
+    run = webcapture(signer.api, "sign", get_server().url("/plain.html"), "--no-full-page", "--width", "330",
                      "--height", "220", "--expires-in", "600", key=signer.key)
     assert run.returncode == 0, run.stderr
     link = run.stdout.strip()

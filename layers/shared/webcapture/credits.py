@@ -15,6 +15,7 @@ class Operation(StrEnum):
     CONTENT = "content"
     PDF = "pdf"
     SIGNING_SECRET = "signing/secret"  # noqa: S105 - a route's name, not a secret
+    MAP = "map"
 
 
 CREDITS: dict[Operation, int] = {
@@ -27,6 +28,7 @@ CREDITS: dict[Operation, int] = {
     Operation.CONTENT: 1,
     Operation.PDF: 1,
     Operation.SIGNING_SECRET: 0,
+    Operation.MAP: 1,
 }
 
 

@@ -1,4 +1,4 @@
-"""`webcapture shot|links|extract|markdown|content|pdf|sign URL`: the API from a shell.
+"""`webcapture shot|links|extract|markdown|content|pdf|sign|map URL`: the API from a shell.
 
 Each command turns its flags into the endpoint's JSON body (only the flags given: the API's defaults
 apply otherwise), makes one call, and writes the result: files for images and PDFs, JSON or text on stdout.
@@ -190,6 +190,23 @@ def _content(args: argparse.Namespace) -> int:
     return 0
 
 
+def _map(args: argparse.Namespace) -> int:
+    body: Body = {"url": args.url}
+    optional = {"limit": args.limit, "search": args.search, "sitemap": args.sitemap}
+    body.update({name: value for name, value in optional.items() if value is not None})
+    if args.subdomains:
+        body["includeSubdomains"] = True
+    if args.keep_query:
+        body["ignoreQueryParameters"] = False
+    data = _data(_call(args, "/v1/web/map", body))
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        for link in data.get("links", []):
+            print(link["url"] + (f"\t{link['title']}" if link.get("title") else ""))
+    return 0
+
+
 def add_commands(commands: Any) -> None:
     """The client commands, on the `webcapture` parser's subcommands."""
     where = argparse.ArgumentParser(add_help=False)
@@ -235,6 +252,18 @@ def add_commands(commands: Any) -> None:
     command("content", "the rendered page's HTML", _content)
 
     add_job_commands(commands, where)
+    site_map = commands.add_parser("map", parents=[where], help="a site's URLs (url<TAB>title per line)")
+    site_map.add_argument("url", help="the site's start page, http or https")
+    site_map.add_argument("--limit", type=int, help="at most this many URLs (1-5000, default 1000)")
+    site_map.add_argument("--search", help="only URLs (or link texts) containing this")
+    site_map.add_argument("--sitemap", choices=["include", "skip", "only"],
+                          help="use the sitemaps too (include, the default), not at all, or only them")
+    site_map.add_argument("--subdomains", action="store_true", help="include the site's subdomains")
+    site_map.add_argument("--keep-query", action="store_true",
+                          help="keep query parameters (sorted) instead of dropping them")
+    site_map.add_argument("--json", action="store_true", help="the whole answer's data as JSON")
+    site_map.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    site_map.set_defaults(run=_map)
 
     pdf = command("pdf", "the page as a PDF file", _pdf)
     pdf.add_argument("-o", "--output", default="page.pdf", help="file to write, or - for stdout")

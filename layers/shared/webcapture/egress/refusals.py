@@ -36,7 +36,7 @@ TIMED_OUT: Final = "timeout"  # connect timed out: 504
 
 METRIC_NAME: Final = "EgressRefused"
 
-Stage = Literal["edge", "proxy"]
+Stage = Literal["edge", "proxy", "fetch"]  # fetch: our own HTTP requests (egress.fetch)
 
 
 @dataclass(frozen=True, slots=True)

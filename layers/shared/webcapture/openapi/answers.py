@@ -119,6 +119,18 @@ class PdfData(_Answer):
     warning: str | None = Warning
 
 
+class SiteLink(_Answer):
+    url: str = Field(description="Canonical URL: scheme and host lower-cased, default port and fragment "
+                                 "dropped, query parameters sorted (or dropped)")
+    title: str | None = Field(None, description="The start page's title, or the text of its link")
+
+
+class MapData(_Answer):
+    links: list[SiteLink]
+    total: int = Field(description="len(links)")
+    warning: str | None = Warning
+
+
 class DeletedFile(_Answer):
     id: str
     url: str

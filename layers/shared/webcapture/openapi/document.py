@@ -149,7 +149,7 @@ def _document() -> dict[str, Any]:
         # stage prefix (/Prod) or a custom domain alike.
         "servers": [{"url": "..", "description": "this deployment"}],
         "security": [{"bearerAuth": []}],
-        "tags": [{"name": "web", "description": "Pages in the browser (metered)"},
+        "tags": [{"name": "web", "description": "Pages in the browser, and whole sites (metered)"},
                  {"name": "files", "description": "Stored screenshots and PDFs"},
                  {"name": "api-keys", "description": "Your keys"},
                  {"name": "batch", "description": "Asynchronous jobs: many pages, or pages longer than 29 s"},

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from webcapture.credits import Operation
-from webcapture.models import requests
+from webcapture.models import requests, site_requests
 from webcapture.openapi import answers, job_models
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
@@ -129,6 +129,18 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         Operation.PDF, answers.PdfData, requests.PdfRequest,
         {"url": "https://example.com", "pdfOptions": {"format": "A4", "printBackground": True}},
         binary_types=("application/pdf",), stores_files=True, errors=_BROWSER),
+    Endpoint(
+        "post", "/v1/web/map", "map", "A site's URLs",
+        "The URLs of a site from robots.txt `Sitemap:` lines, /sitemap.xml (indexes and gzip included) "
+        "and the start page's links, canonicalised and de-duplicated: the start URL first, then the "
+        "sitemaps' URLs, then the start page's links. Read over HTTP through the egress guard, without a "
+        "browser. A sitemap too large, refused or unreadable is skipped or read in part, with data.warning.",
+        Operation.MAP, answers.MapData, site_requests.MapRequest,
+        {"url": "https://example.com", "limit": 500, "sitemap": "include"},
+        errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the start URL, or where it redirects, is refused "
+                      "by the egress policy"),
+                (502, "NAVIGATION_FAILED: neither the start page nor any sitemap could be reached"),
+                (504, "NAVIGATION_TIMEOUT: resolving the host took the whole time budget"))),
     Endpoint(
         "post", "/v1/files/delete", "deleteFile", "Delete a stored file",
         "The caller's own file only; an unknown id or another user's file answers wasFound false.",

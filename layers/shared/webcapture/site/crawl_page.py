@@ -1,0 +1,53 @@
+"""One page of a crawl, loaded once in the browser with the crawl's page control, and everything the crawl
+wants from it: the result's text formats (markdown, links, html) and the links to discover.
+
+The links are read first, from the whole rendered DOM (a menu hidden until hovered still links to pages of
+the site); the Markdown after, from the page with what a reader cannot see removed, as POST /v1/web/markdown
+makes it. Screenshots and json (stored files, the AI step) are the job worker's, on top of this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from webcapture.browser.links import _EXTRACT_JS as EXTRACT_LINKS_JS
+from webcapture.browser.links import parse_links
+from webcapture.browser.page_load import _REMOVE_INVISIBLE_JS as REMOVE_INVISIBLE_JS
+from webcapture.browser.page_load import _SERIALIZE_JS as SERIALIZE_JS
+from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.models.site_requests import CrawlRequest
+from webcapture.operations.page_markdown import markdown_of
+from webcapture.settings import get_settings
+from webcapture.unicode_text import well_formed
+
+
+@dataclass(frozen=True)
+class CrawledPage:
+    final_url: str
+    status_code: int | None
+    links: list[str]  # every link of the rendered page, absolute, in document order
+    data: dict[str, Any] = field(default_factory=dict)  # the result's formats (markdown, links, html)
+    warnings: tuple[str, ...] = ()
+
+
+def crawl_page(url: str, depth: int, request: CrawlRequest) -> CrawledPage:
+    formats = set(request.formats)
+    limit = get_settings().max_html_chars
+
+    def capture(loaded: LoadedPage) -> CrawledPage:
+        page = loaded.page
+        urls, texts, _ = parse_links(page.evaluate(EXTRACT_LINKS_JS))
+        data: dict[str, Any] = {"url": page.url, "depth": depth, "statusCode": loaded.status_code}
+        if "links" in formats:
+            data["links"] = [{"url": link, "text": text} for link, text in zip(urls, texts, strict=True)]
+        if "html" in formats:
+            data["html"] = well_formed(page.content())
+        if "markdown" in formats:
+            page.evaluate(REMOVE_INVISIBLE_JS)
+            serialized = page.evaluate(SERIALIZE_JS, limit)
+            data["markdown"] = markdown_of(well_formed(str(serialized["html"])), page.url,
+                                           request.onlyMainContent)
+        return CrawledPage(page.url, loaded.status_code, urls, data, tuple(loaded.warnings))
+
+    return with_loaded_page(url, 0, capture, control=request)

@@ -1,0 +1,166 @@
+"""The crawl's building blocks: per-host pace, the shared store (each canonical URL once, within the
+limit; host slots across workers), and credits reserved at submit and settled once (moto in process)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urljoin
+
+import boto3
+import pytest
+
+from tests.support.sample_site import SampleSite
+from webcapture.auth import api_keys
+from webcapture.auth.caller import Caller
+from webcapture.errors import UsageExceeded
+from webcapture.site.crawl_credits import reserve_crawl, settle_crawl, unused_credits
+from webcapture.site.crawl_store import HostLease, claim_url, enter_host, job_pk, leave_host
+from webcapture.site.discovery import Skip, discover, redirected_out_of_scope
+from webcapture.site.globs import PathGlobs
+from webcapture.site.host_pace import MIN_WAIT_S, HostPace, HostState, admit, finish
+from webcapture.site.robots import parse_robots
+from webcapture.site.scope import Scope
+
+TABLE = "test-crawl-jobs"
+
+
+def test_pace_from_the_request_and_robots() -> None:
+    assert HostPace.of(3, 250) == HostPace(3, 0.25)
+    # Crawl-delay: one request at a time, that far apart (or the request's delay when longer).
+    assert HostPace.of(5, 0, parse_robots("User-agent: *\nCrawl-delay: 2\n")) == HostPace(1, 2.0)
+    assert HostPace.of(5, 3000, parse_robots("User-agent: *\nCrawl-delay: 2\n")) == HostPace(1, 3.0)
+
+
+def test_admission_rules() -> None:
+    pace = HostPace(2, 1.0)
+    wait, state = admit(pace, HostState(), now=100.0)
+    assert wait == 0 and state == HostState(1, 101.0)
+    wait, same = admit(pace, state, now=100.5)  # too soon after the last start
+    assert wait == 0.5 and same == state
+    wait, state = admit(pace, state, now=101.0)
+    assert wait == 0 and state.in_flight == 2
+    wait, _ = admit(pace, state, now=105.0)  # both slots taken
+    assert wait == 1.0
+    assert admit(pace, finish(state), now=105.0)[0] == 0
+    assert admit(HostPace(1, 0.0), HostState(1, 0.0), now=1.0)[0] == MIN_WAIT_S
+
+
+@pytest.fixture
+def jobs_table(aws_resources: None) -> Iterator[Any]:
+    client = boto3.client("dynamodb")
+    client.create_table(TableName=TABLE, BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                              {"AttributeName": "sk", "AttributeType": "S"}],
+                        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                   {"AttributeName": "sk", "KeyType": "RANGE"}])
+    table = boto3.resource("dynamodb").Table(TABLE)
+    table.put_item(Item={"pk": job_pk("j1"), "sk": "job"})
+    yield table
+
+
+def test_each_canonical_url_is_claimed_once_within_the_limit(jobs_table: Any) -> None:
+    client = boto3.client("dynamodb")
+    ttl = int(time.time()) + 3600
+    assert claim_url(client, TABLE, "j1", "http://a.test/", 0, limit=3, ttl=ttl)
+    assert not claim_url(client, TABLE, "j1", "http://a.test/", 1, limit=3, ttl=ttl)  # found again
+    assert claim_url(client, TABLE, "j1", "http://a.test/b", 1, limit=3, ttl=ttl)
+    assert claim_url(client, TABLE, "j1", "http://a.test/c", 1, limit=3, ttl=ttl)
+    assert not claim_url(client, TABLE, "j1", "http://a.test/d", 1, limit=3, ttl=ttl)  # the limit
+    assert not claim_url(client, TABLE, "unknown-job", "http://a.test/", 0, limit=3, ttl=ttl)
+    assert jobs_table.get_item(Key={"pk": job_pk("j1"), "sk": "job"})["Item"]["discovered"] == 3
+
+
+def test_claims_racing_from_threads_record_each_url_once(jobs_table: Any) -> None:
+    client = boto3.client("dynamodb")
+    urls = [f"http://a.test/{n % 20}" for n in range(80)]  # every URL found 4 times
+    won: list[str] = []
+    lock = threading.Lock()
+
+    def discover(url: str) -> None:
+        if claim_url(client, TABLE, "j1", url, 1, limit=15, ttl=int(time.time()) + 60):
+            with lock:
+                won.append(url)
+
+    threads = [threading.Thread(target=discover, args=(url,)) for url in urls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(won) == 15 and len(set(won)) == 15
+
+
+def test_host_slots_follow_the_pace_across_workers(jobs_table: Any) -> None:
+    pace = HostPace(2, 0.0)
+    first = enter_host(jobs_table, "j1", "a.test", pace, lease_s=60)
+    second = enter_host(jobs_table, "j1", "a.test", pace, lease_s=60)
+    assert isinstance(first, HostLease) and isinstance(second, HostLease)
+    assert enter_host(jobs_table, "j1", "a.test", pace, lease_s=60) == MIN_WAIT_S  # both slots taken
+    assert isinstance(enter_host(jobs_table, "j1", "b.test", pace, lease_s=60), HostLease)  # per host
+    leave_host(jobs_table, "j1", first)
+    leave_host(jobs_table, "j1", first)  # twice changes nothing
+    assert isinstance(enter_host(jobs_table, "j1", "a.test", pace, lease_s=60), HostLease)
+
+
+def test_a_delay_spaces_the_starts(jobs_table: Any) -> None:
+    pace = HostPace(5, 30.0)
+    assert isinstance(enter_host(jobs_table, "j1", "slow.test", pace, lease_s=60), HostLease)
+    wait = enter_host(jobs_table, "j1", "slow.test", pace, lease_s=60)
+    assert isinstance(wait, float) and 29 < wait <= 30
+
+
+def test_a_killed_workers_slot_is_freed_when_its_lease_expires(jobs_table: Any) -> None:
+    pace = HostPace(1, 0.0)
+    assert isinstance(enter_host(jobs_table, "j1", "a.test", pace, lease_s=-1), HostLease)  # never left
+    assert enter_host(jobs_table, "j1", "a.test", pace, lease_s=60) == 0.0  # expired: dropped, ask again
+    assert isinstance(enter_host(jobs_table, "j1", "a.test", pace, lease_s=60), HostLease)
+
+
+def _remaining(record_id: str) -> int:
+    record = api_keys.find_by_id(record_id)
+    assert record is not None
+    return int(record.item["remaining"])
+
+
+def test_credits_reserved_at_submit_and_the_unused_given_back_once(aws_resources: None) -> None:
+    _key, record = api_keys.create_key("u", "k", remaining=100)
+    caller = Caller(user_id="u", kind="api_key", key_id=record.item["id"], key_hash=record.key_hash)
+    reservation = reserve_crawl(caller, "job-1", limit=10, page_cost=6)
+    assert _remaining(record.item["id"]) == 40
+    assert settle_crawl(reservation, pages_crawled=4, page_cost=6) == 36
+    assert _remaining(record.item["id"]) == 76
+    assert settle_crawl(reservation, pages_crawled=4, page_cost=6) == 0  # once only
+    assert _remaining(record.item["id"]) == 76
+    with pytest.raises(UsageExceeded):
+        reserve_crawl(caller, "job-2", limit=100, page_cost=1)
+    assert _remaining(record.item["id"]) == 76
+    assert unused_credits(60, 20, 6) == 0 and unused_credits(60, 0, 6) == 60
+
+
+def test_discovery_sorts_a_pages_links() -> None:
+    site = SampleSite("site.test")
+    scope = Scope.of("http://site.test/", max_depth=5, paths=PathGlobs.of(exclude=["/calendar/**"]))
+    robots = parse_robots("User-agent: *\nDisallow: /private/\n")
+    links = [urljoin("http://site.test/", href) for href, _ in site.home_links()]
+    found = discover(links, 0, scope, drop_query=True, robots_allow=robots.allowed)
+    # The home page's spellings of one page collapse to one; the level-1 pages, /about and /moved follow.
+    assert [url for url, _ in found.follow] == [site.url(p) for p in
+                                                [*site.children["/"], "/about.html", "/moved"]]
+    assert {depth for _, depth in found.follow} == {1}
+    reasons = dict(found.skipped)
+    assert reasons[site.url("/private/")] == Skip.ROBOTS
+    assert reasons[site.url("/calendar/2026/01")] == Skip.OUT_OF_SCOPE
+    assert reasons["mailto:someone@example.com"] == Skip.NOT_A_PAGE
+    assert reasons["http://127.0.0.1:9/secret"] == Skip.OUT_OF_SCOPE
+    # Without robots.txt respected, /private/ is followed; at maxDepth nothing is.
+    assert (site.url("/private/"), 1) in discover(links, 0, scope, drop_query=True).follow
+    deep = discover(links, 5, scope, drop_query=True)
+    assert deep.follow == [] and {reason for _, reason in deep.skipped} >= {Skip.TOO_DEEP}
+
+
+def test_a_redirect_out_of_scope_is_skipped() -> None:
+    scope = Scope.of("http://site.test/")
+    assert redirected_out_of_scope("http://elsewhere.test/landing", scope, drop_query=False)
+    assert not redirected_out_of_scope("https://www.site.test/landing", scope, drop_query=False)

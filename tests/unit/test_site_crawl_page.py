@@ -1,0 +1,42 @@
+"""One crawled page against real Chromium and the sample site: loaded once, its formats and its links, and
+what discovery makes of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.fixture_server import egress_allows_fixtures_fixture  # noqa: F401 - fixture
+from tests.support.sample_site import SampleSite, SiteServer
+from webcapture.models.site_requests import CrawlRequest
+from webcapture.site.crawl_page import crawl_page
+from webcapture.site.discovery import discover
+from webcapture.site.scope import Scope
+from webcapture.validation import validate_request
+
+pytestmark = pytest.mark.usefixtures("egress_allows_fixtures")
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[SampleSite]:
+    sample = SampleSite()
+    server = SiteServer(sample.routes())
+    yield sample
+    server.stop()
+
+
+def test_a_page_gives_its_formats_and_its_links(site: SampleSite) -> None:
+    request = validate_request(CrawlRequest, {"url": site.url("/"), "formats": ["markdown", "links", "html"]})
+    page = crawl_page(site.url("/l2/p3.html"), 2, request)
+    assert page.data["url"] == site.url("/l2/p3.html")
+    assert (page.data["depth"], page.data["statusCode"]) == (2, 200)
+    assert "Text of Page /l2/p3.html at depth 2." in page.data["markdown"]
+    assert "<h1>Page /l2/p3.html at depth 2</h1>" in page.data["html"]
+    children = [site.url(path) for path in site.children["/l2/p3.html"]]
+    assert [link["url"] for link in page.data["links"]] == children == page.links
+    markdown_only = crawl_page(site.url("/"), 0, validate_request(CrawlRequest, {"url": site.url("/")}))
+    assert set(markdown_only.data) == {"url", "depth", "statusCode", "markdown"}
+    found = discover(markdown_only.links, 0, Scope.of(site.url("/")), drop_query=True)
+    assert [url for url, _ in found.follow] == [site.url(path) for path in [
+        *site.children["/"], "/about.html", "/private/", "/calendar/2026/01", "/moved"]]

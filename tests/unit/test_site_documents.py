@@ -1,0 +1,124 @@
+"""Reading what a site serves: bounded bodies (gzip bombs), sitemaps (entities never expanded), robots.txt
+through protego, and a page's links without the browser."""
+
+from __future__ import annotations
+
+import gzip
+import time
+import zlib
+
+import pytest
+
+from tests.support.sample_site import BILLION_LAUGHS, gzip_bomb, sitemap_index, urlset
+from webcapture.site.bounded_body import BoundedBody
+from webcapture.site.page_links import page_links
+from webcapture.site.robots import MAX_CRAWL_DELAY_S, RobotsRules, parse_robots
+from webcapture.site.sitemaps import SitemapRefused, read_sitemap
+
+
+def _pieces(data: bytes, size: int = 65536) -> list[bytes]:
+    return [data[i:i + size] for i in range(0, len(data), size)]
+
+
+def test_a_plain_body_is_cut_at_the_limit() -> None:
+    body = BoundedBody(_pieces(b"x" * 1000, 300), 700)
+    assert b"".join(body) == b"x" * 700 and body.cut and not body.gzipped
+    exact = BoundedBody(_pieces(b"x" * 700, 300), 700)
+    assert len(b"".join(exact)) == 700 and not exact.cut
+
+
+def test_gzip_is_inflated_and_a_bomb_stops_at_the_limit() -> None:
+    body = BoundedBody(_pieces(gzip.compress(b"<urlset/>")), 100)
+    assert b"".join(body) == b"<urlset/>" and body.gzipped and not body.cut
+    # A gigabyte once inflated, about 3 MB on the wire: no more than the limit is ever produced.
+    bomb = BoundedBody(gzip_bomb(1024)(), 10 * 2**20)
+    produced = sum(len(piece) for piece in bomb)
+    assert produced == 10 * 2**20 and bomb.cut
+
+
+def test_concatenated_gzip_members_are_read_as_one_body() -> None:
+    data = gzip.compress(b"abc") + gzip.compress(b"def")
+    assert b"".join(BoundedBody([data], 100)) == b"abcdef"
+
+
+def test_broken_gzip_and_deadline() -> None:
+    broken = BoundedBody([gzip.compress(b"a" * 1000)[:20] + b"garbage" * 10], 10_000)
+    list(broken)
+    assert broken.broken
+    late = BoundedBody([b"x" * 10], 100, deadline=time.monotonic() - 1)
+    assert list(late) == [] and late.timed_out
+
+
+def test_a_sitemap_and_an_index() -> None:
+    document = read_sitemap(_pieces(urlset(f"http://a.test/{n}" for n in range(5)).encode(), 40), 100)
+    assert document.locations == [f"http://a.test/{n}" for n in range(5)] and not document.is_index
+    index = read_sitemap([sitemap_index(["http://a.test/s1.xml", "http://a.test/s2.xml"]).encode()], 100)
+    assert index.is_index and index.locations == ["http://a.test/s1.xml", "http://a.test/s2.xml"]
+    no_namespace = read_sitemap([b"<urlset><url><loc> http://a.test/x </loc></url></urlset>"], 100)
+    assert no_namespace.locations == ["http://a.test/x"]
+
+
+def test_max_urls_and_keep() -> None:
+    data = urlset(f"http://a.test/{n}" for n in range(100)).encode()
+    stopped = read_sitemap([data], 10)
+    assert len(stopped.locations) == 10 and stopped.stopped
+    even = read_sitemap([data], 1000, keep=lambda url: int(url.rsplit("/", 1)[1]) % 2 == 0)
+    assert len(even.locations) == 50
+
+
+def test_entities_are_never_expanded() -> None:
+    declared = (b'<?xml version="1.0"?><!DOCTYPE u [<!ENTITY e "http://a.test/e">]>'
+                b"<urlset><url><loc>&e;</loc></url></urlset>")
+    with pytest.raises(SitemapRefused, match="declares XML entities"):
+        read_sitemap([declared], 10)
+    with pytest.raises(SitemapRefused, match="ntit"):
+        read_sitemap([BILLION_LAUGHS], 10)
+    external = (b'<?xml version="1.0"?><!DOCTYPE u SYSTEM "http://127.0.0.1:9/x.dtd">'
+                b"<urlset><url><loc>http://a.test/x</loc></url></urlset>")
+    assert read_sitemap([external], 10).locations == ["http://a.test/x"]  # the DTD is never loaded
+
+
+def test_a_document_cut_short_keeps_what_was_read() -> None:
+    data = urlset(f"http://a.test/{n}" for n in range(100)).encode()
+    document = read_sitemap([data[: len(data) // 2]], 1000)
+    assert 40 < len(document.locations) < 60 and document.stopped
+    with pytest.raises(SitemapRefused, match="well-formed"):
+        read_sitemap([b"this is not xml"], 10)
+
+
+def test_a_large_sitemap_holds_little_tree() -> None:
+    # 50,000 entries fed in pieces; entries are freed as read, so the last one is read like the first.
+    data = urlset(f"http://a.test/{n}" for n in range(50_000)).encode()
+    document = read_sitemap(_pieces(zlib.decompress(zlib.compress(data))), 50_000)
+    assert len(document.locations) == 50_000 and document.locations[-1] == "http://a.test/49999"
+
+
+def test_robots_rules_for_our_agent() -> None:
+    rules = parse_robots("User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n"
+                         "User-agent: webcapture\nDisallow: /no-bots/\nCrawl-delay: 500\n"
+                         "Sitemap: http://a.test/s.xml\nSitemap: http://a.test/s.xml\n")
+    assert not rules.allowed("http://a.test/no-bots/x")
+    assert rules.allowed("http://a.test/private/x")  # our own group wins over *
+    assert rules.crawl_delay_s == MAX_CRAWL_DELAY_S
+    assert rules.sitemaps == ("http://a.test/s.xml",)
+    star = parse_robots("User-agent: *\nDisallow: /private/\nCrawl-delay: 1.5\n")
+    assert not star.allowed("http://a.test/private/x") and star.crawl_delay_s == 1.5
+    assert RobotsRules().allowed("http://a.test/x") and RobotsRules().crawl_delay_s == 0
+    assert not RobotsRules(disallow_all=True).allowed("http://a.test/")
+
+
+def test_page_links_without_a_browser() -> None:
+    html = ('<html><head><title> The  page </title><base href="/docs/"></head><body>'
+            '<a href="a.html">A <b>link</b></a><a href="#top">top</a><a href=" /b " aria-label="B"></a>'
+            '<map><area href="c.html" title="C"></map><a href="mailto:x@y">mail</a><a href="d.html">D')
+    found = page_links(html, "http://a.test/index.html")
+    assert found.title == "The page"
+    assert found.links == [("http://a.test/docs/a.html", "A link"), ("http://a.test/b", "B"),
+                           ("http://a.test/docs/c.html", "C"), ("mailto:x@y", "mail"),
+                           ("http://a.test/docs/d.html", "D")]
+
+
+def test_links_no_parser_reads_are_skipped() -> None:
+    found = page_links('<base href="http://[::1"><a href="http://[bad">x</a><a href="/ok">ok</a>',
+                       "http://a.test/")
+    assert found.links == [("http://a.test/ok", "ok")]

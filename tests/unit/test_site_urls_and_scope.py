@@ -1,0 +1,104 @@
+"""Canonical URLs, path globs and scope (CONTRACT 18): one spelling per page, and which pages belong."""
+
+from __future__ import annotations
+
+import pytest
+
+from webcapture.site.canonical_urls import MAX_URL_CHARS, canonical_url, host_of, origin_of, path_of
+from webcapture.site.globs import PathGlobs, matches
+from webcapture.site.scope import Scope, site_host
+
+
+@pytest.mark.parametrize(
+    ("url", "canonical"),
+    [
+        ("http://example.com", "http://example.com/"),
+        ("HTTP://Example.COM:80/a#frag", "http://example.com/a"),
+        ("https://example.com:443/a", "https://example.com/a"),
+        ("https://example.com:8443/a", "https://example.com:8443/a"),
+        ("http://example.com/a?b=2&a=1", "http://example.com/a?a=1&b=2"),
+        ("http://example.com/a?&b=2&&a=1&", "http://example.com/a?a=1&b=2"),
+        ("http://example.com/a/./b/../c", "http://example.com/a/c"),
+        ("http://example.com/a/..", "http://example.com/"),
+        ("http://example.com/%7euser", "http://example.com/%7Euser"),
+        ("http://example.com/a b/é", "http://example.com/a%20b/%C3%A9"),
+        ("http://example.com/100%", "http://example.com/100%25"),
+        ("http://ex.com/a\\b", "http://ex.com/a/b"),  # a backslash is a slash to browsers
+        ("http://0x7f.1:8080/x", "http://127.0.0.1:8080/x"),  # the host as the egress guard reads it
+        ("http://[::1]:80/", "http://[::1]/"),
+        ("http://EXAMPLE.com./", "http://example.com./"),
+        ("http://bücher.example/", "http://xn--bcher-kva.example/"),
+    ],
+)
+def test_canonical_spelling(url: str, canonical: str) -> None:
+    assert canonical_url(url) == canonical
+
+
+def test_query_dropped_on_request() -> None:
+    assert canonical_url("http://example.com/a?b=2&a=1#x", drop_query=True) == "http://example.com/a"
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/", "mailto:a@example.com", "javascript:alert(1)",
+                                 "http://", "http://exa mple.com/", "/relative",
+                                 "http://example.com/" + "a" * MAX_URL_CHARS])
+def test_not_a_page_url(url: str) -> None:
+    assert canonical_url(url) is None
+
+
+def test_parts_of_a_canonical_url() -> None:
+    url = "https://sub.example.com:8443/a/b?x=1"
+    assert (host_of(url), path_of(url), origin_of(url)) == ("sub.example.com", "/a/b", "https://sub.example.com:8443")
+    assert host_of("http://[::1]:81/") == "[::1]"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("/blog/*", "/blog/post", True),
+        ("/blog/*", "/blog/2026/post", False),
+        ("/blog/**", "/blog/2026/post", True),
+        ("blog/**", "/blog/2026/post", True),  # anchored as if it began with /
+        ("/p?.html", "/p1.html", True),
+        ("/p?.html", "/p10.html", False),
+        ("**/*.pdf", "/docs/a.pdf", True),
+        # A regular expression is a glob whose special characters are literal: it matches itself only.
+        ("^/blog/.*$", "/blog/post", False),
+        ("/blog/.*", "/blog/post", False),
+        ("/blog/.*", "/blog/.hidden", True),  # "." is a dot, "*" the glob's
+        ("/a[0-9]", "/a1", False),
+        ("/a[0-9]", "/a[0-9]", True),
+    ],
+)
+def test_globs(pattern: str, path: str, expected: bool) -> None:
+    assert matches(pattern, path) is expected
+
+
+def test_a_pathological_pattern_costs_linear_time() -> None:
+    # (a+)+$ is catastrophic as a regular expression; as a glob it is literal text.
+    assert not matches("/(a+)+$", "/" + "a" * 50_000 + "!")
+
+
+def test_include_and_exclude() -> None:
+    globs = PathGlobs.of(include=["/docs/**"], exclude=["/docs/private/**"])
+    assert globs.allows("/docs/a")
+    assert not globs.allows("/docs/private/a")
+    assert not globs.allows("/blog/a")
+    assert PathGlobs().allows("/anything")
+
+
+def test_scope_hosts_subdomains_external_and_depth() -> None:
+    assert site_host("WWW.Example.com.") == "example.com"
+    scope = Scope.of("https://www.example.com/")
+    assert scope.allows("http://example.com:8080/a")  # scheme and port are not compared
+    assert scope.allows("https://www.example.com/a")
+    assert not scope.allows("https://blog.example.com/a")
+    assert not scope.allows("https://example.org/a")
+    assert not scope.allows("https://notexample.com/a")
+    subdomains = Scope.of("https://example.com/", include_subdomains=True)
+    assert subdomains.allows("https://a.b.example.com/x")
+    assert not subdomains.allows("https://badexample.com/x")
+    external = Scope.of("https://example.com/", allow_external=True, max_depth=2,
+                        paths=PathGlobs.of(exclude=["/private/**"]))
+    assert external.allows("https://example.org/a", depth=2)
+    assert not external.allows("https://example.org/a", depth=3)
+    assert not external.allows("https://example.org/private/a", depth=1)
