@@ -99,7 +99,9 @@ def _attempts(
     attempt = 1
     while True:
         browser = current.browser(deadline)
-        with watchdog(deadline, current.kill_browser) as dog:
+        # The page's renderer first: a page looping in a script is ended and the browser kept; the whole
+        # browser only when a call stays blocked even then.
+        with watchdog(deadline, current.kill_pages, current.kill_browser) as dog:
             try:
                 return _in_fresh_context(
                     current, browser, url, wait_time_ms, action, setup, control, deadline
@@ -152,6 +154,7 @@ def _in_fresh_context(
     # The context and page made for this request between requests, if they fit it (spare_context).
     spare = current.spare.take(browser, options)
     context = spare[0] if spare is not None else browser.new_context(**options)
+    failed = True
     try:
         # Any Playwright call below without its own timeout still stops at the budget.
         context.set_default_timeout(deadline.timeout_ms())
@@ -165,14 +168,16 @@ def _in_fresh_context(
         def on_crash(_page: Page) -> None:
             crashed.append(True)
             # Chromium never answers a call pending on a crashed tab (a capture, an evaluate): they would
-            # wait for the watchdog, which kills the whole browser. Closing the context fails them now.
+            # wait for the watchdog. Closing the context fails them now.
             close_quietly(context)
 
         page.on("crash", on_crash)
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
             with navigated(page, url, deadline, wait_time_ms, preparation.goto_wait_until) as status:
-                return _at_rest(page, status, deadline, motion, _prepared(preparation, action))
+                result = _at_rest(page, status, deadline, motion, _prepared(preparation, action))
+            failed = False
+            return result
         except PlaywrightError as exc:
             if crashed:
                 # The renderer died on this page (out of memory, say): the page's fault, not ours.
@@ -182,9 +187,14 @@ def _in_fresh_context(
             preparation.close()
             motion.close()
     finally:
-        # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
-        # down. Nothing of the page reaches a later request either way: every request has its own context.
-        current.after_answer(lambda: close_quietly(context))
+        if failed:
+            # The page may still be running (looping, its workers with it): its renderers are killed and the
+            # browser checked idle now, before the answer, so the next request finds the browser free.
+            current.clear_failed_page(context)
+        else:
+            # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
+            # down. Nothing of the page reaches a later request either way: every request has its own context.
+            current.after_answer(lambda: close_quietly(context))
 
 
 def _prepared(preparation: PagePreparation, action: Callable[[LoadedPage], T]) -> Callable[[LoadedPage], T]:

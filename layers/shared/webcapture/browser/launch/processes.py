@@ -48,6 +48,14 @@ def descendants(pid: int) -> Iterator[int]:
         pending.extend(children(child))
 
 
+def parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split(" ")[1])
+
+
 def cmdline(pid: int) -> list[str]:
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -83,6 +91,61 @@ def is_browser(pid: int, profile_root: Path) -> bool:
     args = cmdline(pid)
     marker = f"--user-data-dir={profile_root}{os.sep}"
     return any(arg.startswith(marker) for arg in args) and not any(a.startswith("--type=") for a in args)
+
+
+def renderers(browser: int) -> list[int]:
+    """The browser's renderer processes: each runs pages with their frames, and those pages' dedicated and
+    shared workers as threads of its own, so killing it ends all of them."""
+    # A child process rewrites its command line into one string (its title), so the switch is looked for
+    # among the words, wherever the arguments were split.
+    return [pid for pid in descendants(browser) if "--type=renderer" in " ".join(cmdline(pid)).split()]
+
+
+def kill(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def wait_gone(pids: list[int], *, wait_s: float) -> bool:
+    """Wait up to wait_s until none of pids runs any more (a zombie runs nothing); whether they are gone."""
+    deadline = time.monotonic() + wait_s
+    while any(is_alive(pid) for pid in pids):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def busy_cores(pids: list[int], *, over_s: float) -> float:
+    """How many cores pids used together over the next over_s seconds (1.0: one core the whole time).
+    A process that ends meanwhile counts for what it used before."""
+    before = {pid: _cpu_ticks(pid) for pid in pids}
+    time.sleep(over_s)
+    used = 0
+    for pid, start in before.items():
+        if start is not None and (end := _cpu_ticks(pid)) is not None:
+            used += max(end - start, 0)
+    return used / os.sysconf("SC_CLK_TCK") / over_s
+
+
+def settle_idle(pids: list[int], *, cores: float, slice_s: float, within_s: float) -> float:
+    """Watch pids in slices of slice_s until one slice finds them using at most `cores` together, for up to
+    within_s; returns the last slice's figure (above `cores`: they never settled)."""
+    deadline = time.monotonic() + within_s
+    while (busy := busy_cores(pids, over_s=slice_s)) > cores and time.monotonic() < deadline:
+        pass
+    return busy
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """User and system time of pid, in clock ticks, or None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split(" ")
+    return int(fields[11]) + int(fields[12])
 
 
 def kill_tree(pid: int) -> None:
