@@ -56,16 +56,15 @@ T = TypeVar("T")
 
 # Inherited by the browser; everything else (credentials above all) stays out of its environment.
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
-# After a failed request: how long killed renderers get to be gone; then the browser is watched in slices
-# until one finds it idle (using at most _IDLE_CORES: a looping page keeps a whole core or more), for up to
-# _SETTLE_S. Right after the kill the browser itself is busy for a slice or two, taking in the renderers'
-# deaths (measured: 0.6 cores for 50 ms after a page with 500 workers, then nothing).
-# The failed request answers after this, so the waits are short: past them, the browser is recycled after the
-# answer instead.
+# After a failed request: how long killed renderers get to be gone; then the browser (and the driver) are
+# looked at every _IDLE_LOOK_S until _QUIET_LOOKS looks in a row find none of their threads runnable, for up
+# to _SETTLE_S. Right after the kill the browser is busy for a moment, taking in the renderers' deaths.
+# The failed request answers after this, so the waits are short: past them, the browser is recycled after
+# the answer instead.
 _RENDERER_EXIT_S = 1.0
-_IDLE_SLICE_S = 0.05
-_IDLE_CORES = 0.3
-_SETTLE_S = 0.5
+_IDLE_LOOK_S = 0.01
+_QUIET_LOOKS = 3
+_SETTLE_S = 1.0
 
 
 class BrowserHost:
@@ -182,12 +181,13 @@ class BrowserHost:
             return
         # The driver too: it takes in the page's events (one per worker, say).
         watched = [pid, *processes.descendants(pid), *([parent] if (parent := processes.parent(pid)) else [])]
-        busy = processes.settle_idle(watched, cores=_IDLE_CORES, slice_s=_IDLE_SLICE_S, within_s=_SETTLE_S)
-        if busy > _IDLE_CORES:
-            why = f"the browser still used {busy:.1f} cores after its renderers were killed"
+        busy = processes.settle_idle(
+            watched, quiet_looks=_QUIET_LOOKS, look_s=_IDLE_LOOK_S, within_s=_SETTLE_S)
+        if busy:
+            why = f"{busy} threads of the browser still runnable after its renderers were killed"
             self.after_answer(lambda: self._recycle_now(why))
             return
-        log.info("cleared a failed page: renderers %s killed, browser idle (%.2f cores)", killed, busy)
+        log.info("cleared a failed page: renderers %s killed, the browser idle", killed)
 
     def _relaunch_if_dead(self) -> None:
         try:

@@ -117,35 +117,38 @@ def wait_gone(pids: list[int], *, wait_s: float) -> bool:
     return True
 
 
-def busy_cores(pids: list[int], *, over_s: float) -> float:
-    """How many cores pids used together over the next over_s seconds (1.0: one core the whole time).
-    A process that ends meanwhile counts for what it used before."""
-    before = {pid: _cpu_ticks(pid) for pid in pids}
-    time.sleep(over_s)
-    used = 0
-    for pid, start in before.items():
-        if start is not None and (end := _cpu_ticks(pid)) is not None:
-            used += max(end - start, 0)
-    return used / os.sysconf("SC_CLK_TCK") / over_s
+def runnable_threads(pids: list[int]) -> int:
+    """How many threads of pids are running or waiting for a CPU (state R) right now. Unlike CPU used over a
+    while, this does not depend on how busy the rest of the machine is: a looping thread that the
+    scheduler has no core for is still R, an idle one sleeps (S)."""
+    count = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{pid}/task"):
+                if state_of_task(pid, task) == "R":
+                    count += 1
+    return count
 
 
-def settle_idle(pids: list[int], *, cores: float, slice_s: float, within_s: float) -> float:
-    """Watch pids in slices of slice_s until one slice finds them using at most `cores` together, for up to
-    within_s; returns the last slice's figure (above `cores`: they never settled)."""
-    deadline = time.monotonic() + within_s
-    while (busy := busy_cores(pids, over_s=slice_s)) > cores and time.monotonic() < deadline:
-        pass
-    return busy
-
-
-def _cpu_ticks(pid: int) -> int | None:
-    """User and system time of pid, in clock ticks, or None when it is gone."""
+def state_of_task(pid: int, task: str) -> str | None:
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = Path(f"/proc/{pid}/task/{task}/stat").read_text()
     except OSError:
         return None
-    fields = stat[stat.rindex(")") + 2 :].split(" ")
-    return int(fields[11]) + int(fields[12])
+    return stat[stat.rindex(")") + 2 :].split(" ", 1)[0]
+
+
+def settle_idle(pids: list[int], *, quiet_looks: int, look_s: float, within_s: float) -> int:
+    """Look at pids every look_s until `quiet_looks` looks in a row find no thread of theirs runnable, for up
+    to within_s; returns the runnable threads of the last look (0: they settled)."""
+    deadline = time.monotonic() + within_s
+    quiet = 0
+    while True:
+        busy = runnable_threads(pids)
+        quiet = quiet + 1 if busy == 0 else 0
+        if quiet >= quiet_looks or time.monotonic() >= deadline:
+            return busy
+        time.sleep(look_s)
 
 
 def kill_tree(pid: int) -> None:
