@@ -24,7 +24,7 @@ from webcapture import egress, request_scope
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.launch import processes
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
-from webcapture.browser.page.navigation import navigated
+from webcapture.browser.page.navigation import navigated, return_from_failed_move
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
 from webcapture.browser.page.page_control import PagePreparation
 from webcapture.browser.page.page_motion import MainFrameMotion, PageMoving
@@ -174,8 +174,13 @@ def _in_fresh_context(
         page.on("crash", on_crash)
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
-            with navigated(page, url, deadline, wait_time_ms, preparation.goto_wait_until) as status:
-                result = _at_rest(page, status, deadline, motion, _prepared(preparation, action))
+            wait_until = preparation.goto_wait_until
+            with navigated(page, url, deadline, wait_time_ms, wait_until, motion) as (status, refusals):
+
+                def back() -> str | None:
+                    return return_from_failed_move(page, motion, refusals, deadline, wait_until)
+
+                result = _at_rest(page, status, deadline, motion, _prepared(preparation, action), back)
             failed = False
             return result
         except PlaywrightError as exc:
@@ -214,16 +219,28 @@ def _at_rest(
     deadline: Deadline,
     motion: MainFrameMotion,
     action: Callable[[LoadedPage], T],
+    back: Callable[[], str | None],
 ) -> T:
     """action on the loaded page, run again whenever the page navigated itself while it ran: a page that sends
     itself elsewhere right after loading (a login wall, a localised copy) is captured where it lands, as an
     HTTP redirect would be. The landing is checked against the egress policy like any navigation
-    (`navigated`), and its status is the one reported."""
-    for _ in range(_MAX_RESTARTS + 1):
+    (`navigated`), and its status is the one reported. A landing that could not be loaded sends the page
+    back where it was (`back`, once), and the action runs there with the warning `back` returned."""
+    warnings: list[str] = []
+    restarts = _MAX_RESTARTS
+    while restarts >= 0:
+        restarts -= 1
         if motion.navigating:
             motion.settle(deadline)
+        if not warnings and (warning := back()) is not None:
+            warnings.append(warning)
+            # Loading the page again and its stopped navigation are not the page's restlessness.
+            restarts += 2
         moves = motion.moves
-        loaded = LoadedPage(page, motion.status if motion.status is not None else status, deadline, motion)
+        # From the work's start: a navigation the page asks for just after the work is also followed.
+        watch = motion.watch_leaving()
+        loaded = LoadedPage(page, motion.status if motion.status is not None else status, deadline, motion,
+                            list(warnings))
         try:
             result = action(loaded)
         except PageMoving:
@@ -232,7 +249,7 @@ def _at_rest(
             if motion.moves == moves:
                 raise
         else:
-            if motion.moves == moves:
+            if not motion.leaving(watch, deadline):
                 return result
         motion.settle(deadline)
     raise NavigationFailed("The page kept navigating itself, so it was never at rest to be captured")
