@@ -5,6 +5,7 @@ a CDP screenshot unanswered then), or after it."""
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 
 import pytest
 
@@ -18,6 +19,7 @@ from webcapture.browser.pdf import print_pdf
 from webcapture.browser.rendered_html import rendered_html
 from webcapture.errors import NavigationFailed
 from webcapture.models.requests import ContentRequest, LinksRequest, PdfRequest, ScreenshotRequest
+from webcapture.settings import get_settings
 
 # hop.html leaves 5 ms after load; these waits put the capture before, across and after the navigation.
 # Each runs four times: a race that used to hang one capture in twenty shows up here.
@@ -68,12 +70,24 @@ def test_a_page_that_never_stops_navigating_is_a_navigation_failure(fixture_serv
         take_screenshot(ScreenshotRequest.model_validate({"url": fixture_server.url("/restless.html")}))
 
 
-# leaves.html leaves `after` ms after its load event: later than a links listing takes, within the window
-# in which a page's own navigation is followed (settings.script_navigation_window_ms).
+@pytest.fixture
+def wide_window(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A window for a page's own navigations (settings.script_navigation_window_ms) wide enough that a page
+    leaving 600 ms after its load does so long after a capture's work, however busy the machine."""
+    monkeypatch.setenv("WEBCAPTURE_SCRIPT_NAVIGATION_WINDOW_MS", "1500")
+    get_settings.cache_clear()
+    yield
+    monkeypatch.delenv("WEBCAPTURE_SCRIPT_NAVIGATION_WINDOW_MS")
+    get_settings.cache_clear()
+
+
+# leaves.html leaves `after` ms after its load event: after the work is done, within the window.
 @pytest.mark.parametrize("by", ["location", "meta", "form"])
-def test_a_navigation_just_after_the_work_is_followed(fixture_server: FixtureHttpServer, by: str) -> None:
+def test_a_navigation_just_after_the_work_is_followed(
+    fixture_server: FixtureHttpServer, wide_window: None, by: str
+) -> None:
     result = collect_links(LinksRequest.model_validate(
-        {"url": fixture_server.url(f"/leaves.html?by={by}&after=25")}))
+        {"url": fixture_server.url(f"/leaves.html?by={by}&after=600")}))
     assert result.final_url.startswith(fixture_server.url("/links.html"))
     urls = [link.url for link in result.links]
     assert fixture_server.url("/about") in urls
@@ -81,8 +95,10 @@ def test_a_navigation_just_after_the_work_is_followed(fixture_server: FixtureHtt
 
 
 @pytest.mark.parametrize("capture", ["screenshot", "links", "snapshot", "html", "pdf"])
-def test_every_core_follows_a_navigation_just_after_load(fixture_server: FixtureHttpServer, capture: str) -> None:
-    url = fixture_server.url("/leaves.html?to=/links.html&after=25")
+def test_every_core_follows_a_navigation_just_after_load(
+    fixture_server: FixtureHttpServer, wide_window: None, capture: str
+) -> None:
+    url = fixture_server.url("/leaves.html?to=/links.html&after=600")
     landing = fixture_server.url("/links.html")
     if capture == "screenshot":
         assert take_screenshot(ScreenshotRequest.model_validate({"url": url})).final_url == landing
