@@ -94,6 +94,15 @@ def capture(api: LocalApi, endpoint: str, key: str, url: str) -> requests.Respon
     return api.call("POST", path, key=key, json=body)
 
 
+def warm(api: LocalApi, endpoint: str, url: str) -> None:
+    """A warm container and browser (with the stack's own key). A cold start on a busy machine may not fit
+    the short budget, so the first captures may answer 504 while it finishes."""
+    statuses: list[int] = []
+    while 200 not in statuses and len(statuses) < 5:
+        statuses.append(capture(api, endpoint, api.api_key, url).status_code)
+    assert 200 in statuses, statuses
+
+
 def remaining(key: str) -> Any:
     record = api_keys.find_by_key(key)
     assert record is not None
@@ -108,9 +117,8 @@ def remaining(key: str) -> Any:
 ])
 def test_nothing_of_a_timed_out_page_runs_when_the_next_request_loads(
         recovery_api: LocalApi, stores: None, probes: ProbeServer, probe: str, endpoint: str) -> None:
+    warm(recovery_api, endpoint, probes.url("/trivial"))
     key, _ = api_keys.create_key(f"recovery-{probe}", "k", remaining=10)
-    assert capture(recovery_api, endpoint, key, probes.url("/trivial")).status_code == 200  # warm
-    assert remaining(key) == 9
     browser = browser_of(container_of(recovery_api, ENDPOINTS[endpoint][1]))
 
     # While the probe page is at work, its renderers are the browser's.
@@ -129,7 +137,7 @@ def test_nothing_of_a_timed_out_page_runs_when_the_next_request_loads(
     timed_out = answer["r"]
     assert timed_out.status_code == 504
     assert timed_out.json()["error"]["code"] == "NAVIGATION_TIMEOUT"
-    assert remaining(key) == 9  # refunded
+    assert remaining(key) == 10  # refunded
 
     seen: dict[str, list[int]] = {}
 
@@ -141,7 +149,7 @@ def test_nothing_of_a_timed_out_page_runs_when_the_next_request_loads(
 
     assert seen["alive"] == []  # gone before the next page was even fetched
     assert following.status_code == 200
-    assert remaining(key) == 8  # served within its own budget, charged once
+    assert remaining(key) == 9  # served within its own budget, charged once
     # The same browser serves it: only the page was ended, not the browser.
     assert processes.is_alive(browser)
     assert browser_of(container_of(recovery_api, ENDPOINTS[endpoint][1])) == browser

@@ -57,14 +57,17 @@ T = TypeVar("T")
 # Inherited by the browser; everything else (credentials above all) stays out of its environment.
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 # After a failed request: how long killed renderers get to be gone; then the browser (and the driver) are
-# looked at every _IDLE_LOOK_S until _QUIET_LOOKS looks in a row find none of their threads runnable, for up
-# to _SETTLE_S. Right after the kill the browser is busy for a moment, taking in the renderers' deaths.
-# The failed request answers after this, so the waits are short: past them, the browser is recycled after
-# the answer instead.
+# looked at every _IDLE_LOOK_S until _QUIET_LOOKS looks in a row find at most one of their threads runnable,
+# for up to _SETTLE_S (or what the request can spare: page_session). Right after the kill the browser is
+# busy for a while, taking in the renderers' deaths (500 workers' worth: about 0.2 s of CPU, seconds on a
+# busy machine). The failed request answers after this; if the browser is still busy then, the wait goes on
+# after the answer (recycling would cost a launch, longer still).
 _RENDERER_EXIT_S = 1.0
 _IDLE_LOOK_S = 0.01
 _QUIET_LOOKS = 3
-_SETTLE_S = 1.0
+_SETTLE_S = 0.5
+# Once the answer is out, how much longer the browser may take to settle before it counts as never settling.
+_SETTLE_LATER_S = 10.0
 
 
 class BrowserHost:
@@ -156,7 +159,7 @@ class BrowserHost:
         if self._jobs.empty():
             self.idle.set()
 
-    def clear_failed_page(self, context: BrowserContext) -> None:
+    def clear_failed_page(self, context: BrowserContext, settle_s: float = _SETTLE_S) -> None:
         """After a request failed (timed out, crashed, or anything else), before it answers (worker thread):
         nothing of its page runs on. Its renderers are killed before the context is closed, as a renderer
         stuck in a loop does not act on a graceful close (closing took 11 s on the 500-worker page); then
@@ -182,12 +185,20 @@ class BrowserHost:
         # The driver too: it takes in the page's events (one per worker, say).
         watched = [pid, *processes.descendants(pid), *([parent] if (parent := processes.parent(pid)) else [])]
         busy = processes.settle_idle(
-            watched, quiet_looks=_QUIET_LOOKS, look_s=_IDLE_LOOK_S, within_s=_SETTLE_S)
-        if busy:
-            why = f"{busy} threads of the browser still runnable after its renderers were killed"
-            self.after_answer(lambda: self._recycle_now(why))
+            watched, quiet_looks=_QUIET_LOOKS, look_s=_IDLE_LOOK_S, within_s=settle_s)
+        if busy > 1:
+            # Still taking in the page's end (500 workers' worth on a busy machine takes seconds): the next
+            # request waits for that, which is still much sooner than a new browser; one that never settles
+            # is spinning on its own, and is recycled.
+            self.after_answer(lambda: self._settle_or_recycle(watched))
             return
         log.info("cleared a failed page: renderers %s killed, the browser idle", killed)
+
+    def _settle_or_recycle(self, watched: list[int]) -> None:
+        busy = processes.settle_idle(
+            watched, quiet_looks=_QUIET_LOOKS, look_s=_IDLE_LOOK_S, within_s=_SETTLE_LATER_S)
+        if busy > 1:
+            self._recycle_now(f"{busy} threads of the browser still runnable after its renderers were killed")
 
     def _relaunch_if_dead(self) -> None:
         try:

@@ -11,12 +11,13 @@ sees the previous browser's death.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -35,8 +36,13 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# How long past the watchdog a caller still waits for the worker before declaring it stuck.
-_STUCK_GRACE_S = 5.0
+# How long past the watchdog a caller still waits for the worker before declaring it stuck (it may be
+# ending a failed page, BrowserHost.clear_failed_page, which takes up to a few seconds on a busy machine).
+_STUCK_GRACE_S = 8.0
+# How long a failed request waits at most for the browser to settle after its page was ended, and the time
+# it keeps for answering (the refund, the envelope) before API Gateway's own limit.
+_SETTLE_MAX_S = 3.0
+_ANSWER_ROOM_S = 1.5
 # How often the work starts again on a page that navigated itself under it before the page counts as never
 # at rest (a refresh loop, say).
 _MAX_RESTARTS = 3
@@ -68,11 +74,14 @@ def with_loaded_page(
     egress.check_target(url)  # before any browser work: a refused target costs nothing
     # The request's own deadline (fixed at handler entry), so DNS and metering come out of the same time.
     deadline = Deadline(max(int(request_scope.remaining_ms()), 0))
+    scope = request_scope.current()
+    gateway = scope.gateway_deadline if scope is not None else None
     current = host()
 
     def job() -> T:  # on the browser worker, which also counts the request towards recycling
         try:
-            return _attempts(current, url, wait_time_ms, action, setup or PageSetup(), control, deadline)
+            return _attempts(
+                current, url, wait_time_ms, action, setup or PageSetup(), control, deadline, gateway)
         finally:
             current.note_use()
 
@@ -95,36 +104,54 @@ def _attempts(
     setup: PageSetup,
     control: PageControl | None,
     deadline: Deadline,
+    gateway: float | None,
 ) -> T:
     attempt = 1
     while True:
         browser = current.browser(deadline)
         # The page's renderer first: a page looping in a script is ended and the browser kept; the whole
         # browser only when a call stays blocked even then.
-        with watchdog(deadline, current.kill_pages, current.kill_browser) as dog:
-            try:
-                return _in_fresh_context(
-                    current, browser, url, wait_time_ms, action, setup, control, deadline
-                )
-            except Exception as exc:
-                if dog.fired.is_set():
-                    raise deadline.expired() from exc
-                if isinstance(exc, PlaywrightTimeoutError):
-                    raise deadline.expired() from exc
-                browser_died = not browser.is_connected() or (
-                    current.pid is not None and not processes.is_alive(current.pid)
-                )
-                if not isinstance(exc, PlaywrightError):
-                    raise
-                if not browser_died:
-                    # Chromium refused a command on a live page (a protocol error nothing above named):
-                    # the browser failed, not our code; 502 and refunded, never a 500.
-                    reason = _reason(exc)
-                    raise NavigationFailed(f"The browser failed while handling the page: {reason}") from exc
-                if attempt > 1 or deadline.remaining_ms < MIN_STEP_MS:
-                    raise NavigationFailed("The browser stopped while loading the page") from exc
+        failed: list[BrowserContext] = []
+        try:
+            with watchdog(deadline, current.kill_pages, current.kill_browser) as dog:
+                try:
+                    return _in_fresh_context(
+                        current, browser, url, wait_time_ms, action, setup, control, deadline, failed
+                    )
+                except Exception as exc:
+                    if dog.fired.is_set():
+                        raise deadline.expired() from exc
+                    if isinstance(exc, PlaywrightTimeoutError):
+                        raise deadline.expired() from exc
+                    browser_died = not browser.is_connected() or (
+                        current.pid is not None and not processes.is_alive(current.pid)
+                    )
+                    if not isinstance(exc, PlaywrightError):
+                        raise
+                    if not browser_died:
+                        # Chromium refused a command on a live page (a protocol error nothing above named):
+                        # the browser failed, not our code; 502 and refunded, never a 500.
+                        reason = _reason(exc)
+                        raise NavigationFailed(
+                            f"The browser failed while handling the page: {reason}") from exc
+                    if attempt > 1 or deadline.remaining_ms < MIN_STEP_MS:
+                        raise NavigationFailed("The browser stopped while loading the page") from exc
+        finally:
+            # The failed page is ended outside the watchdog: on a busy machine that takes a while, which
+            # is not a call stuck on the page.
+            for context in failed:
+                current.clear_failed_page(context, _settle_s(gateway))
         log.warning("browser died during a request; relaunching and retrying once")
         attempt += 1
+
+
+def _settle_s(gateway: float | None) -> float:
+    """How long a failed request may wait for the browser to settle before it answers: long enough for the
+    browser to take in a page's end on a busy machine (then the next request does not pay for it), never so
+    long that API Gateway gives up first (`gateway`: when it answers 504 itself)."""
+    if gateway is None:
+        return _SETTLE_MAX_S
+    return max(min(_SETTLE_MAX_S, gateway - time.monotonic() - _ANSWER_ROOM_S), 0.0)
 
 
 def _reason(error: PlaywrightError) -> str:
@@ -142,7 +169,10 @@ def _in_fresh_context(
     setup: PageSetup,
     control: PageControl | None,
     deadline: Deadline,
+    failed_contexts: list[BrowserContext],
 ) -> T:
+    """action on url loaded in a fresh context; a context whose request failed is left in failed_contexts
+    for the caller to end (`BrowserHost.clear_failed_page`), any other is closed after the answer."""
     options = {
         **context_options(setup, control, url),
         # A context lives for one request, so a service worker could never serve a later one; blocked, it
@@ -194,8 +224,8 @@ def _in_fresh_context(
     finally:
         if failed:
             # The page may still be running (looping, its workers with it): its renderers are killed and the
-            # browser checked idle now, before the answer, so the next request finds the browser free.
-            current.clear_failed_page(context)
+            # browser checked idle before the answer, so the next request finds the browser free.
+            failed_contexts.append(context)
         else:
             # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
             # down. Nothing of the page reaches a later request either way: every request has its own context.

@@ -139,13 +139,14 @@ def state_of_task(pid: int, task: str) -> str | None:
 
 
 def settle_idle(pids: list[int], *, quiet_looks: int, look_s: float, within_s: float) -> int:
-    """Look at pids every look_s until `quiet_looks` looks in a row find no thread of theirs runnable, for up
-    to within_s; returns the runnable threads of the last look (0: they settled)."""
+    """Look at pids every look_s until `quiet_looks` looks in a row find at most one thread of theirs
+    runnable (an idle browser's timers wake a thread now and then, and on a busy machine it waits for a
+    core), for up to within_s; returns the runnable threads of the last look (at most 1: they settled)."""
     deadline = time.monotonic() + within_s
     quiet = 0
     while True:
         busy = runnable_threads(pids)
-        quiet = quiet + 1 if busy == 0 else 0
+        quiet = quiet + 1 if busy <= 1 else 0
         if quiet >= quiet_looks or time.monotonic() >= deadline:
             return busy
         time.sleep(look_s)
