@@ -61,7 +61,7 @@ def warm(api: LocalApi, path: str, url: str) -> None:
     """A warm container and browser before anything is timed. The cold start may not fit a short budget on
     a busy machine: the first requests may answer 504 while it finishes."""
     ok = 0
-    for _ in range(10):
+    for _ in range(20):
         body: dict[str, Any] = {"url": url}
         ok = ok + 1 if api.call("POST", path, json=body).status_code == 200 else 0
         if ok == 3:

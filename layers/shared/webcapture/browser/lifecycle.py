@@ -107,9 +107,9 @@ class BrowserHost:
         return future.result(timeout=wait_s)
 
     def kill_pages(self) -> None:
-        """Kill the browser's renderers now: the pages of the request in hand (one at a time runs; the spare
-        is made between requests), their frames and workers. The browser lives on, and a call blocked on a
-        page fails as the page crashes. Safe from any thread: it only sends signals."""
+        """Kill the browser's renderers at once: the pages of the request in hand (one at a time runs; the
+        spare is made between requests), their frames and workers. The browser lives on, and a call blocked
+        on a page fails as the page crashes. Safe from any thread: it only sends signals."""
         pid, scratch = self.pid, self._scratch
         if pid is not None and scratch is not None and processes.is_browser(pid, scratch):
             processes.kill(processes.renderers(pid))

@@ -198,7 +198,7 @@ def _in_fresh_context(
         def on_crash(_page: Page) -> None:
             crashed.append(True)
             # Chromium never answers a call pending on a crashed tab (a capture, an evaluate): they would
-            # wait for the watchdog. Closing the context fails them now.
+            # wait for the watchdog. Closing the context fails them at once.
             close_quietly(context)
 
         page.on("crash", on_crash)

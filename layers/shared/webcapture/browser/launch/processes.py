@@ -118,8 +118,8 @@ def wait_gone(pids: list[int], *, wait_s: float) -> bool:
 
 
 def runnable_threads(pids: list[int]) -> int:
-    """How many threads of pids are running or waiting for a CPU (state R) right now. Unlike CPU used over a
-    while, this does not depend on how busy the rest of the machine is: a looping thread that the
+    """How many threads of pids are running or waiting for a CPU (state R) at this moment. Unlike CPU used
+    over a while, this does not depend on how busy the rest of the machine is: a looping thread that the
     scheduler has no core for is still R, an idle one sleeps (S)."""
     count = 0
     for pid in pids:
@@ -140,7 +140,7 @@ def state_of_task(pid: int, task: str) -> str | None:
 
 def settle_idle(pids: list[int], *, quiet_looks: int, look_s: float, within_s: float) -> int:
     """Look at pids every look_s until `quiet_looks` looks in a row find at most one thread of theirs
-    runnable (an idle browser's timers wake a thread now and then, and on a busy machine it waits for a
+    runnable (an idle browser's timers wake a thread from time to time, and on a busy machine it waits for a
     core), for up to within_s; returns the runnable threads of the last look (at most 1: they settled)."""
     deadline = time.monotonic() + within_s
     quiet = 0
