@@ -159,9 +159,22 @@ class MainFrameMotion:
         download does) and the main document has fired its load event."""
         # At least one look: a navigation the work noticed first (PageMoving) has its events on the way.
         self._page.wait_for_timeout(min(_POLL_MS, deadline.timeout_ms()))
-        while self._in_flight is not None:
+        while True:
+            while self._in_flight is not None:
+                self._page.wait_for_timeout(min(_POLL_MS, deadline.timeout_ms()))
+            self._page.wait_for_load_state("load", timeout=deadline.timeout_ms())
+            # Playwright's load state can still be the previous document's for a moment after a commit (seen
+            # on a busy machine: links listed from the landing page before it was parsed); the document's own
+            # readyState cannot.
+            if self._in_flight is None and self._ready_state() == "complete":
+                return
             self._page.wait_for_timeout(min(_POLL_MS, deadline.timeout_ms()))
-        self._page.wait_for_load_state("load", timeout=deadline.timeout_ms())
+
+    def _ready_state(self) -> str:
+        try:
+            return str(self._page.evaluate("document.readyState"))
+        except Exception:
+            return ""  # the document is being replaced
 
     def _moved(self) -> None:
         self.moves += 1
