@@ -28,7 +28,7 @@ from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.page.navigation import navigated, return_from_failed_move
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
 from webcapture.browser.page.page_control import PagePreparation
-from webcapture.browser.page.page_motion import MainFrameMotion, PageMoving
+from webcapture.browser.page.page_motion import RESTLESS, MainFrameMotion, PageMoving
 from webcapture.errors import NavigationFailed
 from webcapture.models.page_control import PageControl
 
@@ -282,4 +282,4 @@ def _at_rest(
             if not motion.leaving(watch, deadline):
                 return result
         motion.settle(deadline)
-    raise NavigationFailed("The page kept navigating itself, so it was never at rest to be captured")
+    raise NavigationFailed(RESTLESS)

@@ -32,6 +32,10 @@ from webcapture.settings import get_settings
 
 # How often a wait for a navigation in flight looks again; events arrive during the wait.
 _POLL_MS = 10
+# A page that navigates this often while the service waits for it to settle is never at rest (a refresh
+# loop, say).
+_MAX_NAVIGATIONS_SETTLING = 4
+RESTLESS = "The page kept navigating itself, so it was never at rest to be captured"
 # How long a navigation the page requested (its `navigate` event fired) may take to reach the browser
 # before the page counts as staying (it cancelled the navigation, or asked for something that is not a
 # document: a mailto: link, say).
@@ -159,7 +163,10 @@ class MainFrameMotion:
         download does) and the main document has fired its load event."""
         # At least one look: a navigation the work noticed first (PageMoving) has its events on the way.
         self._page.wait_for_timeout(min(_POLL_MS, deadline.timeout_ms()))
+        start = self.moves
         while True:
+            if self.moves - start > 2 * _MAX_NAVIGATIONS_SETTLING:  # a request and a commit each
+                raise NavigationFailed(RESTLESS)
             while self._in_flight is not None:
                 self._page.wait_for_timeout(min(_POLL_MS, deadline.timeout_ms()))
             self._page.wait_for_load_state("load", timeout=deadline.timeout_ms())
