@@ -14,7 +14,7 @@ PY312_BIN ?= $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/3.12*/bin)))
 SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
-.PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean bench-dns
+.PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean bench-dns bench-recovery
 .PHONY: load soak openapi bench-cache
 
 # The venv is exactly requirements.lock (hashes checked; --no-deps: the lock already holds every dependency,
@@ -118,6 +118,10 @@ bench-warm: install
 # (scripts/bench_dns.py), into docs/benchmarks/dns.md.
 bench-dns: install
 	$(BIN)/python scripts/bench_dns.py --write-docs
+# The first capture after a timed-out page that keeps the browser busy, against a normal capture, over the
+# local API (scripts/bench_recovery.py), into docs/benchmarks/recovery.md; RECOVERY_ARGS="--rounds 3" for less.
+bench-recovery: install
+	$(BIN)/python scripts/bench_recovery.py --all --write-docs $(RECOVERY_ARGS)
 
 # Chromium's GL modes against capture time and WebGL (scripts/bench_gl.py), into docs/benchmarks.md.
 bench-gl: install

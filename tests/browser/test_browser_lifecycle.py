@@ -62,8 +62,10 @@ def open_contexts() -> int:
     host = lifecycle.host()
 
     def count() -> int:
+        # The spare made between requests for the next one is not a request's context.
         assert host._browser is not None
-        return len(host._browser.contexts)
+        spare = host.spare._spare
+        return len([c for c in host._browser.contexts if spare is None or c is not spare.context])
 
     return host.submit(count)
 
@@ -204,14 +206,31 @@ def test_a_page_busy_after_load_is_stopped_by_the_watchdog(
     fixture_server: FixtureHttpServer, budget_ms: int
 ) -> None:
     # busy.html loads, then its main thread spins: evaluate has no timeout of its own, so only the watchdog
-    # (which kills the browser) ends the request.
+    # ends the request, by killing the page's renderer: the browser lives on.
     shot(fixture_server.url("/plain.html"))
     before = browser_pid()
+    assert before is not None
     started = time.monotonic()
     with pytest.raises(NavigationTimeout):
         link_count(fixture_server.url("/busy.html"))
     elapsed = time.monotonic() - started
     assert elapsed < budget_ms / 1000 + 1.0 + 5.0  # budget + watchdog grace, far below the 25 s default
+    assert processes.renderers(before) == []  # nothing of the page is left
+    assert link_count(fixture_server.url("/links.html", host="localhost")) == 18
+    assert browser_pid() == before
+    assert zombie_children() == []
+
+
+def test_the_whole_browser_is_killed_when_killing_the_page_does_not_free_the_call(
+    fixture_server: FixtureHttpServer, budget_ms: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The watchdog's harsher step, for a call that stays blocked with the page gone (here: a renderer kill
+    # that does nothing).
+    shot(fixture_server.url("/plain.html"))
+    before = browser_pid()
+    with monkeypatch.context() as patched, pytest.raises(NavigationTimeout):
+        patched.setattr(lifecycle.BrowserHost, "kill_pages", lambda self: None)
+        link_count(fixture_server.url("/busy.html"))
     assert link_count(fixture_server.url("/links.html", host="localhost")) == 18
     assert browser_pid() != before
     assert zombie_children() == []

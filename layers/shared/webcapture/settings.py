@@ -104,6 +104,9 @@ class Settings:
     # A context and page made between requests for the next one (webcapture.browser.page.spare_context);
     # WEBCAPTURE_SPARE_CONTEXT=0: every request makes its own.
     spare_context: bool = True
+    # A navigation a page starts by script within this long of its capture beginning (after the load and
+    # waitTime) is followed, and the page captured where it lands (webcapture.browser.page.page_motion).
+    script_navigation_window_ms: int = 50
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = ()
@@ -175,6 +178,9 @@ class Settings:
             warm_start=_flag("WEBCAPTURE_WARM_START", cls.warm_start),
             browser_recycle_after=_count("WEBCAPTURE_BROWSER_RECYCLE_AFTER", cls.browser_recycle_after),
             spare_context=_flag("WEBCAPTURE_SPARE_CONTEXT", cls.spare_context),
+            script_navigation_window_ms=_int(
+                "WEBCAPTURE_SCRIPT_NAVIGATION_WINDOW_MS", cls.script_navigation_window_ms
+            ),
             egress_allow=_list("WEBCAPTURE_EGRESS_ALLOW"),
             egress_dns_server=_optional("WEBCAPTURE_EGRESS_DNS_SERVER"),
             openai_api_key=_optional("OPENAI_API_KEY"),

@@ -2,9 +2,10 @@
 store and answer).
 
 Every Playwright call that takes a timeout gets the time that is left. Some calls take none (evaluate,
-CDP commands): a page stuck in a script loop would hold them forever, so a watchdog thread kills the
-browser once the budget is spent plus a grace period; the blocked call then fails, the request becomes a
-NavigationTimeout, and the next request launches a fresh browser.
+CDP commands): a page stuck in a script loop would hold them forever, so a watchdog thread steps in once the
+budget is spent plus a grace period: it kills the page's renderer (the browser lives on), and if the call is
+still blocked a grace period later, the whole browser. The blocked call then fails and the request becomes
+a NavigationTimeout.
 """
 
 from __future__ import annotations
@@ -50,17 +51,24 @@ class Watchdog:
 
 
 @contextmanager
-def watchdog(deadline: Deadline, on_expiry: Callable[[], None]) -> Iterator[Watchdog]:
+def watchdog(deadline: Deadline, *steps: Callable[[], None]) -> Iterator[Watchdog]:
+    """Run steps, each WATCHDOG_GRACE_S after the one before, the first once the budget and a grace period
+    are spent, until the block ends: the gentlest remedy first, a harsher one only if the block still runs."""
     dog = Watchdog()
+    stop = threading.Event()
 
     def fire() -> None:
+        if stop.wait(max(deadline.remaining_ms / 1000, 0) + WATCHDOG_GRACE_S):
+            return
         dog.fired.set()
-        on_expiry()
+        for index, step in enumerate(steps):
+            if index and stop.wait(WATCHDOG_GRACE_S):
+                return
+            step()
 
-    timer = threading.Timer(max(deadline.remaining_ms / 1000, 0) + WATCHDOG_GRACE_S, fire)
-    timer.daemon = True
+    timer = threading.Thread(target=fire, name="webcapture-watchdog", daemon=True)
     timer.start()
     try:
         yield dog
     finally:
-        timer.cancel()
+        stop.set()

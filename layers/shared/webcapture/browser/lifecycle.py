@@ -16,6 +16,11 @@ settings.browser_recycle_after requests the worker stops the driver (which ends 
 empties the scratch folder and starts them again. It does so on the worker thread right after the request
 that reached the count has been handed its result, so no request is ever cut short by it; a request queued
 meanwhile waits for the new browser, within its own budget, as it would for any earlier request.
+
+A failed request's page may still run: a timed-out page with 500 workers looping kept its renderer at two
+cores for 15-25 s after a graceful close, and the next capture in the container took 10-26 s. So before a
+failed request answers, the worker kills the page's renderers, closes its context and checks that the
+browser is idle; a browser that will not settle is recycled once the answer is out (`clear_failed_page`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 from webcapture import egress
 from webcapture.browser.budget import Deadline
@@ -41,6 +46,7 @@ from webcapture.browser.launch import processes
 from webcapture.browser.launch.chromium_pack import ChromiumInstall, resolve_chromium
 from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS
 from webcapture.browser.launch.node_runtime import ensure_playwright_node
+from webcapture.browser.page.page_context import close_quietly
 from webcapture.browser.page.spare_context import SpareContext
 from webcapture.settings import get_settings
 
@@ -52,11 +58,23 @@ T = TypeVar("T")
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 # Guards the container's one BrowserHost (`host()`): made, abandoned and shut down from any thread.
 _host_lock = threading.Lock()
+# After a failed request: how long killed renderers get to be gone; then the browser (and the driver) are
+# looked at every _IDLE_LOOK_S until _QUIET_LOOKS looks in a row find at most one of their threads runnable,
+# for up to _SETTLE_S (or what the request can spare: page_session). Right after the kill the browser is
+# busy for a while, taking in the renderers' deaths (500 workers' worth: about 0.2 s of CPU, seconds on a
+# busy machine). The failed request answers after this; if the browser is still busy then, the wait goes on
+# after the answer (recycling would cost a launch, longer still).
+_RENDERER_EXIT_S = 1.0
+_IDLE_LOOK_S = 0.01
+_QUIET_LOOKS = 3
+_SETTLE_S = 0.5
+# Once the answer is out, how much longer the browser may take to settle before it counts as never settling.
+_SETTLE_LATER_S = 10.0
 
 
 class BrowserHost:
-    """Owns the Playwright driver and the browser. Every method but `submit`, `warm_up` and `kill_browser`
-    runs on the worker thread."""
+    """Owns the Playwright driver and the browser. Every method but `submit`, `warm_up`, `kill_pages` and
+    `kill_browser` runs on the worker thread."""
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = queue.SimpleQueue()
@@ -89,6 +107,14 @@ class BrowserHost:
         future: Future[T] = Future()
         self._jobs.put((job, future))
         return future.result(timeout=wait_s)
+
+    def kill_pages(self) -> None:
+        """Kill the browser's renderers at once: the pages of the request in hand (one at a time runs; the
+        spare is made between requests), their frames and workers. The browser lives on, and a call blocked
+        on a page fails as the page crashes. Safe from any thread: it only sends signals."""
+        pid, scratch = self.pid, self._scratch
+        if pid is not None and scratch is not None and processes.is_browser(pid, scratch):
+            processes.kill(processes.renderers(pid))
 
     def kill_browser(self) -> None:
         """Kill the browser and its processes now. Safe from any thread: it only sends signals; the worker
@@ -134,6 +160,60 @@ class BrowserHost:
             self.spare.prepare(browser)
         if self._jobs.empty():
             self.idle.set()
+
+    def clear_failed_page(self, context: BrowserContext, settle_s: float = _SETTLE_S) -> None:
+        """After a request failed (timed out, crashed, or anything else), before it answers (worker thread):
+        nothing of its page runs on. Its renderers are killed before the context is closed, as a renderer
+        stuck in a loop does not act on a graceful close (closing took 11 s on the 500-worker page); then
+        the browser must be idle. This is done before the answer because on Lambda nothing runs between
+        invocations: work left for after the answer would run at the next request's thaw, in its time.
+        A browser that died, or that will not settle, is started afresh once the caller has its answer."""
+        if context.browser is not self._browser:
+            # A browser that died during the request and was relaunched for its retry: the page died with it.
+            close_quietly(context)
+            return
+        self.spare.discard()
+        pid = self.pid
+        if self._browser is None or pid is None or not self._is_healthy():
+            close_quietly(context)
+            self.after_answer(self._relaunch_if_dead)
+            return
+        killed = processes.renderers(pid)
+        processes.kill(killed)
+        close_quietly(context)
+        if not processes.wait_gone(killed, wait_s=_RENDERER_EXIT_S):
+            self.after_answer(lambda: self._recycle_now(f"renderers {killed} outlived SIGKILL"))
+            return
+        # The driver too: it takes in the page's events (one per worker, say).
+        watched = [pid, *processes.descendants(pid), *([parent] if (parent := processes.parent(pid)) else [])]
+        busy = processes.settle_idle(
+            watched, quiet_looks=_QUIET_LOOKS, look_s=_IDLE_LOOK_S, within_s=settle_s)
+        if busy > 1:
+            # Still taking in the page's end (500 workers' worth on a busy machine takes seconds): the next
+            # request waits for that, which is still much sooner than a new browser; one that never settles
+            # is spinning on its own, and is recycled.
+            self.after_answer(lambda: self._settle_or_recycle(watched))
+            return
+        log.info("cleared a failed page: renderers %s killed, the browser idle", killed)
+
+    def _settle_or_recycle(self, watched: list[int]) -> None:
+        busy = processes.settle_idle(
+            watched, quiet_looks=_QUIET_LOOKS, look_s=_IDLE_LOOK_S, within_s=_SETTLE_LATER_S)
+        if busy > 1:
+            self._recycle_now(f"{busy} threads of the browser still runnable after its renderers were killed")
+
+    def _relaunch_if_dead(self) -> None:
+        try:
+            self.browser(Deadline(get_settings().request_budget_ms))
+        except Exception:
+            log.exception("relaunching the browser failed; the next request launches it")
+
+    def _recycle_now(self, why: str) -> None:
+        log.warning("starting the driver and the browser afresh: %s", why)
+        try:
+            self.recycle()
+        except Exception:
+            log.exception("recycling the browser failed; the next request relaunches it")
 
     def note_use(self) -> None:
         """One request served by the current browser (worker thread); counts towards recycling."""

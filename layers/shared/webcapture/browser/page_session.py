@@ -11,6 +11,7 @@ sees the previous browser's death.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -24,11 +25,11 @@ from webcapture import egress, request_scope
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.launch import processes
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
-from webcapture.browser.page.navigation import navigated
+from webcapture.browser.page.navigation import navigated, return_from_failed_move
 from webcapture.browser.page.page_actions import run_actions
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
 from webcapture.browser.page.page_control import PagePreparation
-from webcapture.browser.page.page_motion import MainFrameMotion, PageMoving
+from webcapture.browser.page.page_motion import RESTLESS, MainFrameMotion, PageMoving
 from webcapture.browser.page.spare_context import new_context
 from webcapture.browser.page.target_checks import check_target
 from webcapture.egress.upstream import upstream_pool_proxy
@@ -39,8 +40,13 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# How long past the watchdog a caller still waits for the worker before declaring it stuck.
-_STUCK_GRACE_S = 5.0
+# How long past the watchdog a caller still waits for the worker before declaring it stuck (it may be
+# ending a failed page, BrowserHost.clear_failed_page, which takes up to a few seconds on a busy machine).
+_STUCK_GRACE_S = 8.0
+# How long a failed request waits at most for the browser to settle after its page was ended, and the time
+# it keeps for answering (the refund, the envelope) before API Gateway's own limit.
+_SETTLE_MAX_S = 3.0
+_ANSWER_ROOM_S = 1.5
 # How often the work starts again on a page that navigated itself under it before the page counts as never
 # at rest (a refresh loop, say).
 _MAX_RESTARTS = 3
@@ -73,13 +79,14 @@ def with_loaded_page(
     target = egress.check_target(url)
     # The request's own deadline (fixed at handler entry), so DNS and metering come out of the same time.
     deadline = Deadline(max(int(request_scope.remaining_ms()), 0))
+    scope = request_scope.current()
+    gateway = scope.gateway_deadline if scope is not None else None
     current = host()
 
     def job() -> T:  # on the browser worker, which also counts the request towards recycling
         try:
             return _attempts(
-                current, url, target, wait_time_ms, action, setup or PageSetup(), control, deadline
-            )
+                current, url, target, wait_time_ms, action, setup or PageSetup(), control, deadline, gateway)
         finally:
             current.note_use()
 
@@ -103,34 +110,55 @@ def _attempts(
     setup: PageSetup,
     control: PageControl | None,
     deadline: Deadline,
+    gateway: float | None,
 ) -> T:
     attempt = 1
     while True:
         browser = current.browser(deadline)
-        with watchdog(deadline, current.kill_browser) as dog:
-            try:
-                return _in_fresh_context(
-                    current, browser, url, target, wait_time_ms, action, setup, control, deadline
-                )
-            except Exception as exc:
-                if dog.fired.is_set():
-                    raise deadline.expired() from exc
-                if isinstance(exc, PlaywrightTimeoutError):
-                    raise deadline.expired() from exc
-                browser_died = not browser.is_connected() or (
-                    current.pid is not None and not processes.is_alive(current.pid)
-                )
-                if not isinstance(exc, PlaywrightError):
-                    raise
-                if not browser_died:
-                    # Chromium refused a command on a live page (a protocol error nothing above named):
-                    # the browser failed, not our code; 502 and refunded, never a 500.
-                    reason = _reason(exc)
-                    raise NavigationFailed(f"The browser failed while handling the page: {reason}") from exc
-                if attempt > 1 or deadline.remaining_ms < MIN_STEP_MS:
-                    raise NavigationFailed("The browser stopped while loading the page") from exc
+        # The page's renderer first: a page looping in a script is ended and the browser kept; the whole
+        # browser only when a call stays blocked even then.
+        failed: list[tuple[BrowserContext, egress.ProxyScope]] = []
+        try:
+            with watchdog(deadline, current.kill_pages, current.kill_browser) as dog:
+                try:
+                    return _in_fresh_context(
+                        current, browser, url, target, wait_time_ms, action, setup, control, deadline, failed
+                    )
+                except Exception as exc:
+                    if dog.fired.is_set():
+                        raise deadline.expired() from exc
+                    if isinstance(exc, PlaywrightTimeoutError):
+                        raise deadline.expired() from exc
+                    browser_died = not browser.is_connected() or (
+                        current.pid is not None and not processes.is_alive(current.pid)
+                    )
+                    if not isinstance(exc, PlaywrightError):
+                        raise
+                    if not browser_died:
+                        # Chromium refused a command on a live page (a protocol error nothing above named):
+                        # the browser failed, not our code; 502 and refunded, never a 500.
+                        reason = _reason(exc)
+                        raise NavigationFailed(
+                            f"The browser failed while handling the page: {reason}") from exc
+                    if attempt > 1 or deadline.remaining_ms < MIN_STEP_MS:
+                        raise NavigationFailed("The browser stopped while loading the page") from exc
+        finally:
+            # The failed page is ended outside the watchdog: on a busy machine that takes a while, which
+            # is not a call stuck on the page.
+            for context, scope in failed:
+                current.clear_failed_page(context, _settle_s(gateway))
+                scope.close()
         log.warning("browser died during a request; relaunching and retrying once")
         attempt += 1
+
+
+def _settle_s(gateway: float | None) -> float:
+    """How long a failed request may wait for the browser to settle before it answers: long enough for the
+    browser to take in a page's end on a busy machine (then the next request does not pay for it), never so
+    long that API Gateway gives up first (`gateway`: when it answers 504 itself)."""
+    if gateway is None:
+        return _SETTLE_MAX_S
+    return max(min(_SETTLE_MAX_S, gateway - time.monotonic() - _ANSWER_ROOM_S), 0.0)
 
 
 def _reason(error: PlaywrightError) -> str:
@@ -149,7 +177,11 @@ def _in_fresh_context(
     setup: PageSetup,
     control: PageControl | None,
     deadline: Deadline,
+    failed_contexts: list[tuple[BrowserContext, egress.ProxyScope]],
 ) -> T:
+    """action on url loaded in a fresh context; a context whose request failed is left in failed_contexts,
+    with its proxy scope, for the caller to end (`BrowserHost.clear_failed_page`), any other is closed after
+    the answer."""
     options = {
         **context_options(setup, control, url),
         # A context lives for one request, so a service worker could never serve a later one; blocked, it
@@ -169,6 +201,7 @@ def _in_fresh_context(
     if target.resolved:
         # The edge already looked the target's host up and checked it: the proxy uses that answer.
         scope.answers.seed(target.host, target.addresses)
+    failed = True
     try:
         # Any Playwright call below without its own timeout still stops at the budget.
         context.set_default_timeout(deadline.timeout_ms())
@@ -182,14 +215,22 @@ def _in_fresh_context(
         def on_crash(_page: Page) -> None:
             crashed.append(True)
             # Chromium never answers a call pending on a crashed tab (a capture, an evaluate): they would
-            # wait for the watchdog, which kills the whole browser. Closing the context fails them now.
+            # wait for the watchdog. Closing the context fails them at once.
             close_quietly(context)
 
         page.on("crash", on_crash)
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
-            with navigated(page, url, deadline, wait_time_ms, preparation.goto_wait_until) as status:
-                return _at_rest(page, status, deadline, motion, _prepared(preparation, action, control))
+            wait_until = preparation.goto_wait_until
+            with navigated(page, url, deadline, wait_time_ms, wait_until, motion) as (status, refusals):
+
+                def back() -> str | None:
+                    return return_from_failed_move(page, motion, refusals, deadline, wait_until)
+
+                work = _prepared(preparation, action, control)
+                result = _at_rest(page, status, deadline, motion, work, back)
+            failed = False
+            return result
         except PlaywrightError as exc:
             if crashed:
                 # The renderer died on this page (out of memory, say): the page's fault, not ours.
@@ -199,9 +240,14 @@ def _in_fresh_context(
             preparation.close()
             motion.close()
     finally:
-        # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
-        # down. Nothing of the page reaches a later request either way: every request has its own context.
-        current.after_answer(lambda: _close(context, scope))
+        if failed:
+            # The page may still be running (looping, its workers with it): its renderers are killed and the
+            # browser checked idle before the answer, so the next request finds the browser free.
+            failed_contexts.append((context, scope))
+        else:
+            # Closed once the caller has its answer: the answer need not wait for Chromium to tear the page
+            # down. Nothing of the page reaches a later request either way: every request has its own context.
+            current.after_answer(lambda: _close(context, scope))
 
 
 def _close(context: BrowserContext, scope: egress.ProxyScope) -> None:
@@ -237,16 +283,28 @@ def _at_rest(
     deadline: Deadline,
     motion: MainFrameMotion,
     action: Callable[[LoadedPage], T],
+    back: Callable[[], str | None],
 ) -> T:
     """action on the loaded page, run again whenever the page navigated itself while it ran: a page that sends
     itself elsewhere right after loading (a login wall, a localised copy) is captured where it lands, as an
     HTTP redirect would be. The landing is checked against the egress policy like any navigation
-    (`navigated`), and its status is the one reported."""
-    for _ in range(_MAX_RESTARTS + 1):
+    (`navigated`), and its status is the one reported. A landing that could not be loaded sends the page
+    back where it was (`back`, once), and the action runs there with the warning `back` returned."""
+    warnings: list[str] = []
+    restarts = _MAX_RESTARTS
+    while restarts >= 0:
+        restarts -= 1
         if motion.navigating:
             motion.settle(deadline)
+        if not warnings and (warning := back()) is not None:
+            warnings.append(warning)
+            # Loading the page again and its stopped navigation are not the page's restlessness.
+            restarts += 2
         moves = motion.moves
-        loaded = LoadedPage(page, motion.status if motion.status is not None else status, deadline, motion)
+        # From the work's start: a navigation the page asks for just after the work is also followed.
+        watch = motion.watch_leaving()
+        loaded = LoadedPage(page, motion.status if motion.status is not None else status, deadline, motion,
+                            list(warnings))
         try:
             result = action(loaded)
         except PageMoving:
@@ -257,7 +315,7 @@ def _at_rest(
             if motion.moves == moves:
                 raise
         else:
-            if motion.moves == moves:
+            if not motion.leaving(watch, deadline):
                 return result
         motion.settle(deadline)
-    raise NavigationFailed("The page kept navigating itself, so it was never at rest to be captured")
+    raise NavigationFailed(RESTLESS)

@@ -48,6 +48,14 @@ def descendants(pid: int) -> Iterator[int]:
         pending.extend(children(child))
 
 
+def parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split(" ")[1])
+
+
 def cmdline(pid: int) -> list[str]:
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -83,6 +91,65 @@ def is_browser(pid: int, profile_root: Path) -> bool:
     args = cmdline(pid)
     marker = f"--user-data-dir={profile_root}{os.sep}"
     return any(arg.startswith(marker) for arg in args) and not any(a.startswith("--type=") for a in args)
+
+
+def renderers(browser: int) -> list[int]:
+    """The browser's renderer processes: each runs pages with their frames, and those pages' dedicated and
+    shared workers as threads of its own, so killing it ends all of them."""
+    # A child process rewrites its command line into one string (its title), so the switch is looked for
+    # among the words, wherever the arguments were split.
+    return [pid for pid in descendants(browser) if "--type=renderer" in " ".join(cmdline(pid)).split()]
+
+
+def kill(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def wait_gone(pids: list[int], *, wait_s: float) -> bool:
+    """Wait up to wait_s until none of pids runs any more (a zombie runs nothing); whether they are gone."""
+    deadline = time.monotonic() + wait_s
+    while any(is_alive(pid) for pid in pids):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def runnable_threads(pids: list[int]) -> int:
+    """How many threads of pids are running or waiting for a CPU (state R) at this moment. Unlike CPU used
+    over a while, this does not depend on how busy the rest of the machine is: a looping thread that the
+    scheduler has no core for is still R, an idle one sleeps (S)."""
+    count = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{pid}/task"):
+                if state_of_task(pid, task) == "R":
+                    count += 1
+    return count
+
+
+def state_of_task(pid: int, task: str) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/task/{task}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split(" ", 1)[0]
+
+
+def settle_idle(pids: list[int], *, quiet_looks: int, look_s: float, within_s: float) -> int:
+    """Look at pids every look_s until `quiet_looks` looks in a row find at most one thread of theirs
+    runnable (an idle browser's timers wake a thread from time to time, and on a busy machine it waits for a
+    core), for up to within_s; returns the runnable threads of the last look (at most 1: they settled)."""
+    deadline = time.monotonic() + within_s
+    quiet = 0
+    while True:
+        busy = runnable_threads(pids)
+        quiet = quiet + 1 if busy <= 1 else 0
+        if quiet >= quiet_looks or time.monotonic() >= deadline:
+            return busy
+        time.sleep(look_s)
 
 
 def kill_tree(pid: int) -> None:

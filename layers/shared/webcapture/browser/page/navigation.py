@@ -13,6 +13,11 @@ A loaded page can still navigate itself (meta refresh, script, form submission) 
 works on it. The proxy refuses such a navigation to an internal address, but Chromium then shows the
 proxy's answer or an error page in its place, and that must not be captured and answered as the target.
 So the main frame is checked again after the load, the wait and the caller's work (`navigated`).
+
+A navigation a loaded page starts by script to an address that cannot be loaded (a host that does not
+resolve, a port that refuses) does not fail the capture: the page that did load is what the caller asked
+for. It is loaded again with that one navigation stopped, so it stays, and the answer warns of the address
+that failed (`return_from_failed_move`). A navigation the egress policy refused stays URL_NOT_ALLOWED.
 """
 
 from __future__ import annotations
@@ -23,21 +28,16 @@ from contextlib import contextmanager
 from typing import Literal
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, Request, Response
+from playwright.sync_api import Page, Request, Response, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from webcapture import egress
 from webcapture.browser.budget import Deadline
+from webcapture.browser.page.page_motion import PROXY_FAILURES as _PROXY_FAILURES
+from webcapture.browser.page.page_motion import MainFrameMotion
 from webcapture.errors import ApiError, NavigationFailed, UrlNotAllowed
 
 _NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
-
-# The proxy's own answers for plain http, as the net error Chromium would have reported going direct.
-_PROXY_FAILURES = {
-    egress.UNRESOLVED: "net::ERR_NAME_NOT_RESOLVED",
-    egress.UNREACHABLE: "net::ERR_CONNECTION_FAILED",
-    egress.TIMED_OUT: "net::ERR_CONNECTION_TIMED_OUT",
-}
 
 
 @contextmanager
@@ -47,10 +47,13 @@ def navigated(
     deadline: Deadline,
     wait_time_ms: int,
     wait_until: Literal["load", "domcontentloaded"] = "load",
-) -> Iterator[int | None]:
+    motion: MainFrameMotion | None = None,
+) -> Iterator[tuple[int | None, egress.RefusalLog]]:
     """Go to url and yield the main document's HTTP status (of the last redirect hop), or None when the
-    navigation produced no HTTP response, for the caller's work on the page; then make sure the page that
-    work saw was not replaced by a navigation the egress policy refused."""
+    navigation produced no HTTP response, and the egress refusals seen meanwhile, for the caller's work on
+    the page; then make sure the page that work saw was not replaced by a navigation the egress policy
+    refused. A failed navigation away from a loaded page that `motion` saw is left to the caller
+    (`return_from_failed_move`)."""
     hops: list[str] = []  # the main frame's navigation requests: the URL, then each redirect target
     documents: list[Response] = []  # responses to those requests, latest last
 
@@ -83,9 +86,10 @@ def navigated(
                     raise deadline.expired()
                 page.wait_for_timeout(wait_time_ms)
             # A script may have navigated during the load or the wait, to somewhere the proxy refused.
-            _check_main_frame(page, refusals, hops, documents)
+            if not _returns(motion, refusals):
+                _check_main_frame(page, refusals, hops, documents)
             try:
-                yield response.status if response is not None else None
+                yield (response.status if response is not None else None), refusals
             except Exception as exc:
                 # The work may have failed because the page navigated away under it ("execution context was
                 # destroyed"); when it went somewhere refused, that is the answer.
@@ -97,6 +101,45 @@ def navigated(
     finally:
         page.remove_listener("request", on_request)
         page.remove_listener("response", on_response)
+
+
+def _returns(motion: MainFrameMotion | None, refusals: egress.RefusalLog) -> bool:
+    """Whether the page failed to leave a loaded document for an address that could not be loaded (not one
+    the policy refused), so that the caller returns it to the document it left."""
+    failed = motion.failed if motion is not None else None
+    return failed is not None and refusals.find(failed.url) is None
+
+
+def return_from_failed_move(
+    page: Page,
+    motion: MainFrameMotion,
+    refusals: egress.RefusalLog,
+    deadline: Deadline,
+    wait_until: Literal["load", "domcontentloaded"] = "load",
+) -> str | None:
+    """When the page failed to navigate away from a loaded document (`_returns`): load that document again
+    with the navigation to the failed address stopped (an aborted navigation leaves the document where it
+    is), and return the warning for the answer. None when there is nothing to return from."""
+    if not _returns(motion, refusals) or motion.failed is None:
+        return None
+    failed, motion.failed = motion.failed, None
+
+    def stay(route: Route) -> None:
+        request = route.request
+        if request.is_navigation_request() and request.frame == page.main_frame:
+            route.abort("aborted")
+        else:
+            route.fallback()
+
+    page.route(lambda address: address == failed.url, stay)
+    try:
+        page.goto(failed.left, wait_until=wait_until, timeout=deadline.timeout_ms())
+    except PlaywrightTimeoutError as exc:
+        raise deadline.expired() from exc
+    except PlaywrightError as exc:
+        raise (navigation_failure(exc) or exc) from exc
+    return (f"The page navigated by script to {failed.url}, which could not be loaded ({failed.reason}); "
+            f"this is the page it left, {failed.left}")
 
 
 def navigation_failure(exc: PlaywrightError) -> ApiError | None:
