@@ -36,7 +36,11 @@ TOOL_ROUTES = {
     "links": ("/v1/web/links", set()),
     "extract": ("/v1/web/ai-extract", set()),
     "pdf": ("/v1/web/pdf", {"base64"}),
+    "map": ("/v1/web/map", set()),
+    "batch": ("/v1/batch", set()),
 }
+# Tools whose input is no request body (a GET's path and query parameters).
+OTHER_TOOLS = {"job_status"}
 
 
 @asynccontextmanager
@@ -93,7 +97,7 @@ def test_tools_are_typed_by_the_openapi_request_schemas(local_api: LocalApi) -> 
         listed.update({tool.name: tool for tool in (await client.list_tools()).tools})
 
     run(local_api.url, local_api.api_key, scenario)
-    assert set(listed) == set(TOOL_ROUTES)
+    assert set(listed) == set(TOOL_ROUTES) | OTHER_TOOLS
     for name, (path, set_by_tool) in TOOL_ROUTES.items():
         tool = listed[name]
         reference = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
@@ -102,7 +106,8 @@ def test_tools_are_typed_by_the_openapi_request_schemas(local_api: LocalApi) -> 
             del expected["properties"][field]
         got = resolved(tool.input_schema, tool.input_schema.get("$defs", {}), "#/$defs/")
         assert got == expected, name
-        assert got["required"] == ["url"] and got["type"] == "object"
+        assert got["type"] == "object" and got["required"] == (["operation", "requests"] if name == "batch"
+                                                             else ["url"])
         assert tool.description and len(tool.description) > 200  # written for a model to choose by
         assert tool.annotations is not None and tool.annotations.open_world_hint is True
     # The fields a tool sets itself are really in the API's schema (a rename would show here).
@@ -163,6 +168,23 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
         stored = requests.get(link.uri, timeout=10).content
         assert stored.startswith(b"%PDF-") and len(stored) == link.size
 
+        site = await client.call_tool("map", {"url": fixtures.url("/links.html"), "sitemap": "skip"})
+        assert not site.is_error, site
+        mapped = json.loads(text(site))
+        assert mapped["total"] == len(mapped["links"]) > 1
+        assert mapped["links"][0]["url"] == fixtures.url("/links.html")
+
+        batch = await client.call_tool("batch", {"operation": "markdown", "requests": [
+            {"url": fixtures.url("/plain.html")}, {"url": fixtures.url("/scripted.html")}]})
+        assert not batch.is_error, batch
+        job = json.loads(text(batch))
+        assert (job["status"], job["total"], job["completed"]) == ("completed", 2, 2)
+        status = await client.call_tool("job_status", {"jobId": job["jobId"], "limit": 1})
+        assert not status.is_error, status
+        page = json.loads(text(status))
+        assert [result["index"] for result in page["results"]] == [0] and page["next"]
+        assert "Plain page" in page["results"][0]["data"]["markdown"]
+
     run(local_api.url, local_api.api_key, scenario)
     assert reports, "no progress notification during a call of more than 3 s"
     assert [done for done, _, _ in reports] == sorted({done for done, _, _ in reports})
@@ -221,7 +243,7 @@ def test_a_bad_key_is_a_tool_error_on_every_call(local_api: LocalApi) -> None:
 
 def test_no_key_is_a_tool_error_naming_the_variable(local_api: LocalApi) -> None:
     async def scenario(client: ClientSession) -> None:
-        assert len((await client.list_tools()).tools) == len(TOOL_ROUTES)
+        assert len((await client.list_tools()).tools) == len(TOOL_ROUTES) + len(OTHER_TOOLS)
         missing = await client.call_tool("markdown", {"url": get_server().url("/plain.html")})
         assert missing.is_error and text(missing).startswith("No API key: set WEBCAPTURE_API_KEY")
 
@@ -240,6 +262,6 @@ def test_an_api_that_is_down_is_a_tool_error_and_the_server_keeps_serving() -> N
             assert text(failed).startswith(f"The webcapture API at {down} cannot be reached (cannot reach the "
                                            f"API at {down}/v1/web/links: ")
             assert "WEBCAPTURE_API_URL" in text(failed)
-        assert len((await client.list_tools()).tools) == len(TOOL_ROUTES)
+        assert len((await client.list_tools()).tools) == len(TOOL_ROUTES) + len(OTHER_TOOLS)
 
     run(down, "wc_" + "k" * 64, scenario)

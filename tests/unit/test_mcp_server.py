@@ -56,7 +56,7 @@ def resolved(node: Any, definitions: dict[str, Any], prefix: str) -> Any:
     return node
 
 
-@pytest.mark.parametrize("tool", TOOLS, ids=lambda tool: tool.name)
+@pytest.mark.parametrize("tool", [tool for tool in TOOLS if tool.path is not None], ids=lambda tool: tool.name)
 def test_input_schema_is_the_documents_request_schema(tool: Any) -> None:
     document = openapi_document()
     components = document["components"]["schemas"]
@@ -68,8 +68,18 @@ def test_input_schema_is_the_documents_request_schema(tool: Any) -> None:
     Draft202012Validator.check_schema(schema)
     assert resolved(schema, schema.get("$defs", {}), "#/$defs/") == expected
     validator = Draft202012Validator(schema)
-    assert validator.is_valid({"url": "https://example.com/"})
-    assert not validator.is_valid({"url": 5}) and not validator.is_valid({})
+    valid = ({"operation": "links", "requests": [{"url": "https://example.com/"}]} if tool.name == "batch"
+             else {"url": "https://example.com/"})
+    assert validator.is_valid(valid)
+    assert not validator.is_valid({**valid, "url": 5} if "url" in valid else {**valid, "requests": 5})
+    assert not validator.is_valid({})
+
+
+def test_the_job_status_tool_takes_a_job_id() -> None:
+    (tool,) = [tool for tool in TOOLS if tool.name == "job_status"]
+    validator = Draft202012Validator(tool.listing().input_schema)
+    assert validator.is_valid({"jobId": "j-1", "limit": 100, "cursor": "c"})
+    assert not validator.is_valid({}) and not validator.is_valid({"jobId": "j-1", "limit": 101})
 
 
 def test_tool_names_are_unique_and_the_fixed_fields_are_left_out() -> None:

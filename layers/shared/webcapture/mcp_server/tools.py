@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_types import ContentBlock, Tool, ToolAnnotations
 
-from webcapture.mcp_server import answers
+from webcapture.mcp_server import answers, jobs
 from webcapture.mcp_server.api import Run, ToolApi
 from webcapture.mcp_server.schemas import request_schema
 
@@ -122,5 +122,36 @@ PDF = endpoint_tool(
     "returned (use markdown to read the page). " + _PAGE + " Costs 1 credit.",
     "/v1/web/pdf", answers.pdf, fixed={"base64": False}, accept="application/json", read_only=False)
 
-TOOLS: tuple[ToolEntry, ...] = (MARKDOWN, SCREENSHOT, LINKS, EXTRACT, CONTENT, PDF)
+MAP = endpoint_tool(
+    "map", "List a site's URLs",
+    "The URLs of a whole site, without loading its pages in a browser: from its robots.txt Sitemap lines, "
+    "its sitemaps (indexes and gzip included) and the links on its start page, canonicalised and without "
+    "duplicates. Use it first when asked about a site rather than one page, then read the pages you need "
+    "with markdown. search keeps URLs (or link texts) containing a word; limit (default 1,000, at most "
+    "5,000) caps the list; sitemap 'skip' uses the start page's links only, 'only' the sitemaps only; "
+    "includeSubdomains adds the site's subdomains. Only public http(s) sites. Costs 1 credit.",
+    "/v1/web/map", answers.as_json)
+
+BATCH = ToolEntry(
+    "batch", "Run one operation on many pages",
+    "Run one operation (screenshot, links, ai-extract, markdown, content or pdf) on up to 1,000 pages as "
+    "one asynchronous job: requests is a list of that operation's request bodies (each at least {url}). The "
+    "tool follows the job and reports its progress; it answers the job's status and first page of results, "
+    "or, when the job runs longer than a tool call may, its jobId to look at later with job_status. "
+    "Screenshots and PDFs are stored and answered as permanentUrl links. Each item costs what its "
+    "operation costs; failed items are refunded.",
+    request_schema("/v1/batch"), jobs.start_and_follow("/v1/batch"), read_only=False, path="/v1/batch")
+
+JOB_STATUS = ToolEntry(
+    "job_status", "Look at a job",
+    "The status and results of a job started by the batch tool: status (queued, running, completed, "
+    "failed, cancelled), the counts done and failed, and results in index order, limit (1-100, default 50) "
+    "at a time; pass the answer's next as cursor for the following page. Free.",
+    {"type": "object", "required": ["jobId"], "properties": {
+        "jobId": {"type": "string", "minLength": 1, "description": "the jobId the batch tool answered with"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+        "cursor": {"type": "string", "description": "the previous answer's next"}}},
+    jobs.look_up())
+
+TOOLS: tuple[ToolEntry, ...] = (MARKDOWN, SCREENSHOT, LINKS, EXTRACT, CONTENT, PDF, MAP, BATCH, JOB_STATUS)
 
