@@ -5,14 +5,20 @@ __init__ files, imports inside functions) to the top-level functions and classes
 and collect the boto3 operations they call (`.put_item(`, `.query(`, `.put_object(`, ...) and Powertools'
 SecretsProvider (GetSecretValue). Each call is tied to the resource it names: the table whose settings field
 (`api_keys_table`, `files_table`) the calling function, or a helper of its own module it calls, reads; the
-index whose name it passes to a query; the bucket for S3. It follows functions, not whole modules, so the
-authorizer, which imports the key store to read one key, is not charged with the CLI's writes.
+index whose name it passes to a query; the bucket for S3; the queue for SQS. A DynamoDB transaction is
+charged item by item: each `{"Put": {"TableName": ...}}` (Update, Delete, ConditionCheck, Get) names its
+own table, through a settings field, a local variable or a helper of the module returning one. The work
+queues (`job_queues`) are one per operation: a handler that runs items (`ItemRunner(Operation.X, ...)`)
+sends back to its own operation's queue what the item worker sends; any other send on them (the batch
+submission) may go to any operation's queue. It follows functions, not whole modules, so the authorizer,
+which imports the key store to read one key, is not charged with the CLI's writes.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,18 +26,32 @@ ACTIONS = {
     "get_item": "dynamodb:GetItem", "put_item": "dynamodb:PutItem", "update_item": "dynamodb:UpdateItem",
     "delete_item": "dynamodb:DeleteItem", "query": "dynamodb:Query", "scan": "dynamodb:Scan",
     "batch_get_item": "dynamodb:BatchGetItem", "batch_write_item": "dynamodb:BatchWriteItem",
-    "transact_get_items": "dynamodb:GetItem", "transact_write_items": "dynamodb:PutItem",
     "get_object": "s3:GetObject", "head_object": "s3:GetObject", "put_object": "s3:PutObject",
     "upload_fileobj": "s3:PutObject", "delete_object": "s3:DeleteObject", "delete_objects": "s3:DeleteObject",
     "list_objects_v2": "s3:ListBucket", "get_secret_value": "secretsmanager:GetSecretValue",
     "create_invalidation": "cloudfront:CreateInvalidation",
+    "send_message": "sqs:SendMessage", "send_message_batch": "sqs:SendMessage",
+    "delete_message": "sqs:DeleteMessage", "delete_message_batch": "sqs:DeleteMessage",
+    "change_message_visibility": "sqs:ChangeMessageVisibility",
+    "change_message_visibility_batch": "sqs:ChangeMessageVisibility",
+    "receive_message": "sqs:ReceiveMessage", "get_queue_url": "sqs:GetQueueUrl",
 }
+# Transactions: each item's kind is its action, on the table the item names.
+TRANSACTIONS = {"transact_write_items", "transact_get_items"}
+TRANSACTION_ITEMS = {"Put": "dynamodb:PutItem", "Update": "dynamodb:UpdateItem", "Delete": "dynamodb:DeleteItem",
+                     "ConditionCheck": "dynamodb:ConditionCheckItem", "Get": "dynamodb:GetItem"}
 # Powertools' SecretsProvider(...).get(name) is GetSecretValue under the hood.
 CONSTRUCTORS = {"SecretsProvider": "secretsmanager:GetSecretValue"}
 # Settings fields that name a resource of the template.
 TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable",
           "signing_secrets_table": "SigningSecretsTable", "jobs_table": "JobsTable"}
 BUCKETS = {"files_bucket": "FilesBucket"}
+QUEUES = {"webhooks_queue": "WebhooksQueue"}
+JOB_QUEUES_FIELD = "job_queues"  # (operation, URL) of every operation's work queue
+# Operation members (webcapture.credits.Operation) whose batch items have a work queue.
+JOB_QUEUES = {"SCREENSHOT": "ScreenshotJobsQueue", "LINKS": "LinksJobsQueue", "AI_EXTRACT": "AiExtractJobsQueue",
+              "MARKDOWN": "MarkdownJobsQueue", "CONTENT": "ContentJobsQueue", "PDF": "PdfJobsQueue"}
+ITEM_RUNNER = "ItemRunner"
 DISTRIBUTIONS = {"files_distribution_id": "FilesDistribution"}
 SECRET = "secret"
 PACKAGE = "webcapture"
@@ -137,8 +157,25 @@ def _parse(name: str, path: Path) -> Module:
     return module
 
 
+def _annotations(tree: ast.AST) -> set[int]:
+    """The nodes of the functions' parameter and return annotations: types, never run as calls."""
+    found: set[int] = set()
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = function.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                     *(a for a in (arguments.vararg, arguments.kwarg) if a is not None)]
+            for annotation in [a.annotation for a in every] + [function.returns]:
+                if annotation is not None:
+                    found |= {id(part) for part in ast.walk(annotation)}
+    return found
+
+
 def _scan(node: Node, module: Module) -> None:
+    skipped = _annotations(node.tree)
     for child in ast.walk(node.tree):
+        if id(child) in skipped:
+            continue
         if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
             node.refs.add((module.name, child.id))
             if child.id in module.constants:
@@ -158,7 +195,11 @@ def reachable(code: CodeBase, handler_module: str, handler_path: Path) -> list[N
     """Every node a handler module can reach: its own code first, then what it references."""
     root = code.module(handler_module, handler_path)
     assert root is not None
-    queue = deque(root.defs.values())
+    return _reachable_from(code, list(root.defs.values()))
+
+
+def _reachable_from(code: CodeBase, roots: list[Node]) -> list[Node]:
+    queue = deque(roots)
     seen: dict[tuple[str, str], Node] = {}
     while queue:
         node = queue.popleft()
@@ -196,7 +237,11 @@ def aws_calls(code: CodeBase, handler_module: str, handler_path: Path,
     """(IAM action, resource) pairs the handler's code can call; resources are template logical ids,
     `<Table>/index/<name>` for a query on an index, or "secret" for the AI key's secret."""
     needed: set[tuple[str, str]] = set()
-    for node in reachable(code, handler_module, handler_path):
+    nodes = reachable(code, handler_module, handler_path)
+    queues = _job_queues(code, handler_module, handler_path)
+    for node in nodes:
+        if node.calls & TRANSACTIONS:
+            needed |= _transaction_items(code, node)
         actions = [ACTIONS[call] for call in node.calls if call in ACTIONS]
         actions += [action for cls, action in CONSTRUCTORS.items() if (node.module, cls) in node.refs]
         if not actions:
@@ -205,8 +250,91 @@ def aws_calls(code: CodeBase, handler_module: str, handler_path: Path,
         fields = set().union(*(h.fields for h in helpers))
         strings = set().union(*(h.strings for h in helpers))
         for action in actions:
-            needed.add((action, _resource(action, fields, strings, indexes, node)))
+            if action.startswith("sqs:") and JOB_QUEUES_FIELD in fields:
+                if QUEUES.keys() & fields:
+                    raise UnclearResource(f"{node.module}.{node.name} calls {action} on a work queue and "
+                                          f"{sorted(QUEUES.keys() & fields)}")
+                needed |= {(action, queue) for queue in queues(node)}
+            else:
+                needed.add((action, _resource(action, fields, strings, indexes, node)))
     return needed
+
+
+def _job_queues(code: CodeBase, handler_module: str, handler_path: Path) -> Callable[[Node], set[str]]:
+    """Which work queues a send reading `job_queues` can reach: the handler's own operations' queues for
+    the item worker's sends (it sends an item back to the queue of its runner's operation), every queue
+    for any other (a batch names its operation)."""
+    module = code.module(handler_module, handler_path)
+    assert module is not None
+    own: set[str] = set()
+    runner_module = None
+    for node in module.defs.values():
+        for call in ast.walk(node.tree):
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == ITEM_RUNNER
+                    and call.args and isinstance(call.args[0], ast.Attribute)):
+                if call.args[0].attr not in JOB_QUEUES:
+                    raise UnclearResource(f"{handler_module} runs items of {call.args[0].attr}, "
+                                          "which has no work queue")
+                own.add(JOB_QUEUES[call.args[0].attr])
+                runner = code.resolve(handler_module, ITEM_RUNNER)
+                runner_module = runner.module if runner else None
+    worker_nodes: set[tuple[str, str]] = set()
+    if runner_module is not None:
+        worker = code.module(runner_module)
+        assert worker is not None and worker.defs
+        worker_nodes = {(n.module, n.name) for n in _reachable_from(code, list(worker.defs.values()))}
+
+    def queues(node: Node) -> set[str]:
+        if own and (node.module, node.name) in worker_nodes:
+            return own
+        return set(JOB_QUEUES.values())
+
+    return queues
+
+
+def _transaction_items(code: CodeBase, node: Node) -> set[tuple[str, str]]:
+    """(action, table) of each item a transaction in `node` (or a helper of its module it calls) builds."""
+    found = set()
+    for helper in _same_module_helpers(code, node):
+        for child in ast.walk(helper.tree):
+            if not isinstance(child, ast.Dict):
+                continue
+            for key, value in zip(child.keys, child.values, strict=True):
+                if not (isinstance(key, ast.Constant) and key.value in TRANSACTION_ITEMS
+                        and isinstance(value, ast.Dict)):
+                    continue
+                for inner_key, inner_value in zip(value.keys, value.values, strict=True):
+                    if isinstance(inner_key, ast.Constant) and inner_key.value == "TableName":
+                        table = _table_of(code, helper, inner_value, f"{node.module}.{node.name}")
+                        found.add((TRANSACTION_ITEMS[key.value], table))
+    if not found:
+        raise UnclearResource(f"{node.module}.{node.name} runs a transaction whose items the analysis cannot see")
+    return found
+
+
+def _table_of(code: CodeBase, helper: Node, expression: ast.expr, where: str, depth: int = 0) -> str:
+    """The table an item's `TableName` expression names: `get_settings().<x>_table`, a local variable
+    assigned one, or a call of a function of the module returning one."""
+    module = code.modules[helper.module]
+    if depth < 5:
+        if isinstance(expression, ast.Attribute) and expression.attr in TABLES:
+            return TABLES[expression.attr]
+        if isinstance(expression, ast.Name):
+            values = [statement.value for statement in ast.walk(helper.tree)
+                      if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                      and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == expression.id]
+            tables = {_table_of(code, helper, value, where, depth + 1) for value in values}
+            if len(tables) == 1:
+                return tables.pop()
+        if (isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name)
+                and expression.func.id in module.defs):
+            function = module.defs[expression.func.id]
+            returns = [r.value for r in ast.walk(function.tree) if isinstance(r, ast.Return) and r.value]
+            tables = {_table_of(code, function, value, where, depth + 1) for value in returns}
+            if len(tables) == 1:
+                return tables.pop()
+    raise UnclearResource(f"{where} writes a transaction item on a table the analysis cannot name: "
+                          f"{ast.unparse(expression)}")
 
 
 def _resource(action: str, fields: set[str], strings: set[str], indexes: dict[str, set[str]],
@@ -215,7 +343,7 @@ def _resource(action: str, fields: set[str], strings: set[str], indexes: dict[st
     if action.startswith("secretsmanager:"):
         return SECRET
     pool = (TABLES if action.startswith("dynamodb:") else DISTRIBUTIONS if action.startswith("cloudfront:")
-            else BUCKETS)
+            else QUEUES if action.startswith("sqs:") else BUCKETS)
     named = {pool[f] for f in fields if f in pool}
     if len(named) != 1:
         raise UnclearResource(f"{where} calls {action} on {sorted(named) or 'an unnamed resource'}")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from localapi.cfn_template import load_template
-from tests.artifact.aws_calls import SECRET, CodeBase, aws_calls
+from tests.artifact.aws_calls import JOB_QUEUES, SECRET, CodeBase, UnclearResource, aws_calls
 from tests.artifact.harness import REPO_ROOT
 
 TEMPLATE = load_template(REPO_ROOT / "template.yaml")
@@ -92,13 +92,85 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     assert ("cloudfront:CreateInvalidation", "FilesDistribution") in needed("FilesDeleteFunction")
     assert all(("cloudfront:CreateInvalidation", "FilesDistribution") not in needed(name)
                for name in FUNCTIONS if name != "FilesDeleteFunction")
-    # Metering, the upstream proxies' secret and the answer cache's objects (maxAge).
-    assert needed("MarkdownFunction") == needed("ContentFunction") == {
-        ("dynamodb:UpdateItem", "ApiKeysTable"), ("secretsmanager:GetSecretValue", SECRET),
-        ("s3:GetObject", "FilesBucket"), ("s3:PutObject", "FilesBucket")}
+    # Metering, the upstream proxies' secret, the answer cache's objects (maxAge), and a batch's items: the
+    # job's claims, results and refunds (one transaction on the jobs and keys tables), results too large for
+    # an item in S3, a busy item sent back to the function's own queue, the job's webhook events.
+    jobs_items = {("dynamodb:GetItem", "JobsTable"), ("dynamodb:PutItem", "JobsTable"),
+                  ("dynamodb:UpdateItem", "JobsTable"), ("sqs:SendMessage", "WebhooksQueue")}
+    browser = {("dynamodb:UpdateItem", "ApiKeysTable"), ("secretsmanager:GetSecretValue", SECRET),
+               ("s3:GetObject", "FilesBucket"), ("s3:PutObject", "FilesBucket")} | jobs_items
+    assert needed("MarkdownFunction") == browser | {("sqs:SendMessage", "MarkdownJobsQueue")}
+    assert needed("ContentFunction") == browser | {("sqs:SendMessage", "ContentJobsQueue")}
     # Stores its file the same way; the screenshot function also reads signing secrets (signed links).
-    assert needed("PdfFunction") | {("dynamodb:GetItem", "SigningSecretsTable")} == needed("ScreenshotFunction")
+    assert (needed("PdfFunction") - {("sqs:SendMessage", "PdfJobsQueue")}
+            | {("dynamodb:GetItem", "SigningSecretsTable"), ("sqs:SendMessage", "ScreenshotJobsQueue")}
+            == needed("ScreenshotFunction"))
     assert ("s3:DeleteObject", "FilesBucket") in needed("FilesDeleteFunction")
+    # A batch reserves its credits on the key and creates its job in one transaction, then queues its items
+    # on its operation's queue, any of them; it sends no webhook itself.
+    batch = needed("BatchFunction")
+    assert {("dynamodb:UpdateItem", "ApiKeysTable"), ("dynamodb:PutItem", "JobsTable")} <= batch
+    assert {queue for action, queue in batch if action == "sqs:SendMessage"} == set(JOB_QUEUES.values())
+    # The webhooks function reads the job and records its deliveries; a failed delivery's next attempt is
+    # a delayed message on its own queue.
+    assert needed("WebhooksFunction") == jobs_items
+    # Status and results: the job's items by query, large results from S3; it queues nothing.
+    jobs = needed("JobsFunction")
+    assert {("dynamodb:GetItem", "JobsTable"), ("dynamodb:Query", "JobsTable"), ("s3:GetObject", "FilesBucket")} <= jobs
+    assert not any(action.startswith("sqs:") for action, _ in jobs)
+    assert needed("SigningSecretFunction") >= {("dynamodb:GetItem", "SigningSecretsTable"),
+                                               ("dynamodb:PutItem", "SigningSecretsTable")}
+    # A function that runs no batch items never reaches the job store or the queues.
+    for name in ("ApiKeysListFunction", "FilesDeleteFunction", "MapFunction", "SigningSecretFunction",
+                 "DocsFunction"):
+        assert all(resource != "JobsTable" and not action.startswith("sqs:")
+                   for action, resource in needed(name)), name
+
+
+def test_each_transaction_item_is_charged_on_its_own_table(tmp_path: Path) -> None:
+    package = tmp_path / "webcapture"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "store.py").write_text(
+        "def _keys():\n    return get_settings().api_keys_table\n"
+        "def _charge():\n    return {'Update': {'TableName': _keys(), 'Key': {}}}\n"
+        "def create():\n    jobs = get_settings().jobs_table\n"
+        "    dynamodb_client().transact_write_items(TransactItems=[\n"
+        "        {'Put': {'TableName': jobs, 'Item': {}}}, _charge()])\n"
+        "def mystery(name):\n    dynamodb_client().transact_write_items(TransactItems=[\n"
+        "        {'Delete': {'TableName': name, 'Key': {}}}])\n")
+    handler = tmp_path / "app.py"
+    handler.write_text("from webcapture.store import create\n\ndef lambda_handler(event, context):\n"
+                       "    return create()\n")
+    assert aws_calls(CodeBase(tmp_path), "app", handler, {}) == {
+        ("dynamodb:PutItem", "JobsTable"), ("dynamodb:UpdateItem", "ApiKeysTable")}
+    handler.write_text("from webcapture.store import mystery\n\ndef lambda_handler(event, context):\n"
+                       "    return mystery('t')\n")
+    with pytest.raises(UnclearResource, match="cannot name: name"):
+        aws_calls(CodeBase(tmp_path), "app", handler, {})
+
+
+def test_a_worker_sends_only_to_its_own_work_queue(tmp_path: Path) -> None:
+    package = tmp_path / "webcapture"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "queues.py").write_text(
+        "def url(operation):\n    return dict(get_settings().job_queues)[operation]\n"
+        "def send(operation):\n    sqs_client().send_message(QueueUrl=url(operation))\n"
+        "def event():\n    sqs_client().send_message(QueueUrl=get_settings().webhooks_queue)\n")
+    (package / "worker.py").write_text(
+        "from webcapture.queues import send\n\nclass ItemRunner:\n"
+        "    def handle(self):\n        send(self.operation)\n")
+    handler = tmp_path / "app.py"
+    handler.write_text("from webcapture.worker import ItemRunner\nfrom webcapture.queues import event\n"
+                       "lambda_handler = ItemRunner(Operation.LINKS, None)\nevent()\n")
+    assert aws_calls(CodeBase(tmp_path), "app", handler, {}) == {
+        ("sqs:SendMessage", "LinksJobsQueue"), ("sqs:SendMessage", "WebhooksQueue")}
+    # The same send outside the worker (a batch's submission) may name any operation.
+    handler.write_text("from webcapture.queues import send\n\ndef lambda_handler(event, context):\n"
+                       "    send(event['operation'])\n")
+    assert aws_calls(CodeBase(tmp_path), "app", handler, {}) == {
+        ("sqs:SendMessage", queue) for queue in JOB_QUEUES.values()}
 
 
 def test_the_analysis_reads_all_of_webcapture() -> None:

@@ -27,7 +27,7 @@ from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
-from webcapture.jobs.item_worker import ItemRunner, handle_records
+from webcapture.jobs.item_worker import ItemRunner
 from webcapture.observability import logger, metrics, tracer
 from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
@@ -202,8 +202,7 @@ def entry_point(app: APIGatewayRestResolver, items: ItemRunner | None = None) ->
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         if items is not None and is_sqs_event(event):
             remaining = getattr(context, "get_remaining_time_in_millis", None)
-            return handle_records(event, lambda: float(remaining()) if callable(remaining) else 900_000.0,
-                                  items)
+            return items.handle(event, lambda: float(remaining()) if callable(remaining) else 900_000.0)
         return app.resolve(event, context)
 
     return lambda_handler

@@ -25,7 +25,7 @@ from webcapture.errors import ApiError, ConcurrencyLimitExceeded, RequestValidat
 from webcapture.jobs import job_store, webhook_events
 from webcapture.jobs.batch_request import REQUEST_MODELS
 from webcapture.jobs.job_store import Job, Outcome
-from webcapture.jobs.work_queue import ItemMessage, queue_url_of_arn, send_later
+from webcapture.jobs.work_queue import ItemMessage, send_item_later
 from webcapture.observability import logger, metrics
 from webcapture.settings import get_settings
 from webcapture.validation import validate_request
@@ -41,6 +41,10 @@ class ItemRunner:
 
     operation: Operation
     run: Callable[[Caller, Any], dict[str, Any]]
+
+    def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]:
+        """The SQS event's items (a function that runs none never reaches the job store and queues)."""
+        return handle_records(event, remaining_ms, self)
 
 
 class _Wait(Exception):
@@ -83,7 +87,7 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float], ru
     if claim == "done":
         return
     if claim == "busy":  # another delivery runs it now; look again once it should be done
-        send_later(queue_url_of_arn(record["eventSourceARN"]), record["body"], settings.job_busy_delay_s)
+        send_item_later(runner.operation, record["body"], settings.job_busy_delay_s)
         return
     if job.status == "cancelled":
         outcome = Outcome("cancelled", error={"code": "CANCELLED", "message": "The job was cancelled"})
@@ -98,7 +102,7 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float], ru
             outcome = _run(job, message, runner, budget_ms)
         except _Wait:
             job_store.release_claim(job.job_id, message.index, token)
-            send_later(queue_url_of_arn(record["eventSourceARN"]), record["body"], settings.job_busy_delay_s)
+            send_item_later(runner.operation, record["body"], settings.job_busy_delay_s)
             return
         except _Retry:
             job_store.release_claim(job.job_id, message.index, token)

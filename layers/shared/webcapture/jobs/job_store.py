@@ -467,14 +467,16 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
     except ClientError as error:
         if error.response["Error"]["Code"] != "TransactionCanceledException":
             raise
-    item = (
-        _table().get_item(Key={"pk": _pk(job.job_id), "sk": _item_sk(index)}, ConsistentRead=True).get("Item")
-    )
-    if item is None or "done" in item or item.get("claimToken") != token:
+    if not _claim_holds(job.job_id, index, token):
         return False
     # The claim holds: the key's condition failed (deleted, or no longer limited): nothing to give back to.
     dynamodb_client().transact_write_items(TransactItems=writes[:3])
     return True
+
+
+def _claim_holds(job_id: str, index: int, token: str) -> bool:
+    item = _table().get_item(Key={"pk": _pk(job_id), "sk": _item_sk(index)}, ConsistentRead=True).get("Item")
+    return item is not None and "done" not in item and item.get("claimToken") == token
 
 
 def settle(job_id: str) -> Job | None:

@@ -78,20 +78,18 @@ def send_items(operation: str, messages: list[ItemMessage]) -> None:
             raise RuntimeError(f"SQS refused {len(entries)} item(s) of the batch")
 
 
-def send_later(url: str, body: str, delay_s: int) -> None:
-    sqs_client().send_message(QueueUrl=url, MessageBody=body, DelaySeconds=max(0, min(delay_s, MAX_DELAY_S)))
+def send_item_later(operation: str, body: str, delay_s: int) -> None:
+    """An item back on its operation's queue (the event source of the function that runs it), delayed."""
+    sqs_client().send_message(QueueUrl=queue_url(operation), MessageBody=body, DelaySeconds=_delay(delay_s))
 
 
 def send_webhook_event(body: dict[str, Any], delay_s: int = 0) -> None:
-    send_later(
-        get_settings().webhooks_queue, json.dumps(body, separators=(",", ":")), delay_s
+    sqs_client().send_message(
+        QueueUrl=get_settings().webhooks_queue,
+        MessageBody=json.dumps(body, separators=(",", ":")),
+        DelaySeconds=_delay(delay_s),
     )
 
 
-def queue_url_of_arn(arn: str) -> str:
-    """The URL of the queue an SQS record came from (its eventSourceARN), for a message sent back to it."""
-    name = arn.rsplit(":", 1)[-1]
-    for _operation, url in get_settings().job_queues:
-        if url.rstrip("/").rsplit("/", 1)[-1] == name:
-            return url
-    return str(sqs_client().get_queue_url(QueueName=name)["QueueUrl"])
+def _delay(delay_s: int) -> int:
+    return max(0, min(delay_s, MAX_DELAY_S))
