@@ -19,7 +19,7 @@ for _ in $(seq "$(nproc)"); do
   burners+=("$!")
 done
 for run in $(seq "$count"); do
-  if ! "$python" -m pytest -q -p no:cacheprovider tests/unit/test_browser_script_navigation.py "$@" >"${TMPDIR:-/tmp}/stress-navigation-$run.log" 2>&1; then
+  if ! "$python" -m pytest -q -p no:cacheprovider tests/browser/test_browser_script_navigation.py "$@" >"${TMPDIR:-/tmp}/stress-navigation-$run.log" 2>&1; then
     tail -30 "${TMPDIR:-/tmp}/stress-navigation-$run.log"
     echo "run $run of $count failed under load (log: ${TMPDIR:-/tmp}/stress-navigation-$run.log)"
     exit 1
