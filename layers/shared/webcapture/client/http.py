@@ -129,17 +129,17 @@ def progress(label: str, stream: TextIO | None = None) -> Iterator[None]:
 
 
 def call(api_url: str, api_key: str, path: str, body: dict[str, Any] | None, *,
-         accept: str = "application/json", method: str = "POST", headers: dict[str, str] | None = None,
+         accept: str = "application/json", method: str | None = None, headers: dict[str, str] | None = None,
          ) -> Answer:
-    """Send body (None: no body, as for GET) to the API; an error answer raises CliFailure (ApiError) with
-    its one-line message."""
+    """Send body to the API (POST; GET when body is None, unless `method` says otherwise); an error answer
+    raises CliFailure (ApiError) with its one-line message."""
     sent = {"Authorization": f"Bearer {api_key}", "Accept": accept, "User-Agent": USER_AGENT,
             **(headers or {})}
     if body is not None:
         sent["Content-Type"] = "application/json"
     request = urllib.request.Request(  # noqa: S310 - the API URL is the user's own configuration
-        api_url + path, data=None if body is None else json.dumps(body).encode(), method=method,
-        headers=sent,
+        api_url + path, data=None if body is None else json.dumps(body).encode(),
+        method=method or ("GET" if body is None else "POST"), headers=sent,
     )
     answer = _send(request)
     if answer.status >= 400:
