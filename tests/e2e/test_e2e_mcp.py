@@ -23,6 +23,7 @@ from mcp_types import CallToolResult, ImageContent, ResourceLink, TextContent
 
 from tests.support.fake_openai import FakeOpenAI, json_completion
 from tests.support.fixture_server import get_server
+from tests.support.json_schema_refs import resolved
 from tests.support.local_api import LocalApi
 from tests.support.png_pixels import png_size
 
@@ -75,17 +76,6 @@ def facts(result: CallToolResult) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads(text(result, len(result.content) - 1))
     return loaded
 
-
-def resolved(node: Any, definitions: dict[str, Any], prefix: str) -> Any:
-    """`node` with every `$ref` (under `prefix`) replaced by what it names."""
-    if isinstance(node, dict):
-        if "$ref" in node:
-            assert node["$ref"].startswith(prefix), node
-            return resolved(definitions[node["$ref"][len(prefix):]], definitions, prefix)
-        return {key: resolved(value, definitions, prefix) for key, value in node.items() if key != "$defs"}
-    if isinstance(node, list):
-        return [resolved(item, definitions, prefix) for item in node]
-    return node
 
 
 def test_tools_are_typed_by_the_openapi_request_schemas(local_api: LocalApi) -> None:

@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp_types import ImageContent, ResourceLink, TextContent
 
+from tests.support.json_schema_refs import resolved
 from webcapture.client.http import ApiError, CliFailure
 from webcapture.mcp_server import answers
 from webcapture.mcp_server.api import ToolApi
@@ -44,16 +45,6 @@ def test_the_mcp_server_imports_nothing_of_the_service() -> None:
     found = [name for name in loaded if any(name == part or name.startswith(part + ".") for part in SERVER_SIDE)]
     assert found == []
 
-
-def resolved(node: Any, definitions: dict[str, Any], prefix: str) -> Any:
-    if isinstance(node, dict):
-        if "$ref" in node:
-            assert node["$ref"].startswith(prefix), node
-            return resolved(definitions[node["$ref"][len(prefix):]], definitions, prefix)
-        return {key: resolved(value, definitions, prefix) for key, value in node.items() if key != "$defs"}
-    if isinstance(node, list):
-        return [resolved(item, definitions, prefix) for item in node]
-    return node
 
 
 @pytest.mark.parametrize("tool", [tool for tool in TOOLS if tool.path is not None], ids=lambda tool: tool.name)
