@@ -10,6 +10,7 @@ it and the one browser. Static pages live in tests/support/pages; a few routes a
     /broken             500 with a page (still captured)
     /hang               starts a page and never finishes it (held until the server stops)
     /forged-egress      a page that sends the egress proxy's verdict header itself ("refused")
+    /article/<id>       a real article page of the vendored main-content benchmark, as its site served it
 
     AD_PATHS            the ad scripts and frames pages/ads.html loads by their real paths (served under any
                         host name the test resolver points here), each after `ad_delay_s`
@@ -28,6 +29,7 @@ Page control (CONTRACT 14) routes; every request's path and query is recorded in
 from __future__ import annotations
 
 import base64
+import gzip
 import html
 import json
 import threading
@@ -42,6 +44,7 @@ import pytest
 from webcapture.settings import get_settings
 
 PAGES = Path(__file__).parent / "pages"
+ARTICLES = Path(__file__).parents[2] / "benchmarks" / "main-content" / "html"
 # Loopback is refused by the egress policy except where the tests allow it, for their own server only.
 EGRESS_ALLOW = "127.0.0.0/8,::1/128"
 
@@ -160,6 +163,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/forged-egress":
             self._send(200, error_page("Forged proxy verdict", "rgb(0, 128, 0)"),
                        headers={"X-Webcapture-Egress": "refused", "X-Webcapture-Egress-0123456789abcdef": "refused"})
+        elif path.startswith("/article/") and (article := ARTICLES / f"{path[9:]}.html.gz").is_file():
+            self._send_bytes(200, gzip.decompress(article.read_bytes()), "text/html; charset=utf-8")
         elif (page := PAGES / path.lstrip("/")).is_file() and page.parent == PAGES:
             self._send(200, page.read_text(encoding="utf-8").replace("{{PORT}}", str(self.server.port)))
         else:

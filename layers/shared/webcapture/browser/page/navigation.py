@@ -85,7 +85,11 @@ def navigated(
                 if wait_time_ms >= deadline.remaining_ms:
                     raise deadline.expired()
                 page.wait_for_timeout(wait_time_ms)
-            # A script may have navigated during the load or the wait, to somewhere the proxy refused.
+            # A script may have navigated during the load or the wait, to somewhere the proxy refused. One
+            # still under way is let land first: its answer can be in before it commits, and a failed move
+            # from the loaded page (returned from by the caller) is told from a refusal only once it has.
+            if motion is not None and motion.navigating:
+                motion.settle(deadline)
             if not _returns(motion, refusals):
                 _check_main_frame(page, refusals, hops, documents)
             try:

@@ -40,6 +40,9 @@ RESTLESS = "The page kept navigating itself, so it was never at rest to be captu
 # before the page counts as staying (it cancelled the navigation, or asked for something that is not a
 # document: a mailto: link, say).
 _REQUESTED_START_MS = 2000
+# How long a failed navigation's error document (or the proxy's answer for it) may take to commit after its
+# request ended; one that never commits leaves the page where it was.
+_FAILED_COMMIT_MS = 2000
 
 # In every document of the page, from before its own scripts run: the page's requests to leave for another
 # document (not a fragment or history-state change, not a download), counted. Read back synchronously:
@@ -132,7 +135,10 @@ class MainFrameMotion:
 
     @property
     def navigating(self) -> bool:
-        return self._in_flight is not None
+        """A navigation of the main frame is in flight, or it failed and what it leaves (an error page, the
+        proxy's answer) has not committed yet: until then the page still shows the document it is leaving,
+        and a look at it would not see the failure."""
+        return self._in_flight is not None or self._failing is not None
 
     def watch_leaving(self) -> LeavingWatch:
         """Start a window of settings.script_navigation_window_ms in which the page's own navigations are
@@ -169,6 +175,9 @@ class MainFrameMotion:
             if self.moves - start > 2 * _MAX_NAVIGATIONS_SETTLING:  # a request and a commit each
                 raise NavigationFailed(RESTLESS)
             while self._in_flight is not None:
+                self._page.wait_for_timeout(min(_POLL_MS, deadline.timeout_ms()))
+            commits_by = time.monotonic() + _FAILED_COMMIT_MS / 1000
+            while self._failing is not None and self._in_flight is None and time.monotonic() < commits_by:
                 self._page.wait_for_timeout(min(_POLL_MS, deadline.timeout_ms()))
             self._page.wait_for_load_state("load", timeout=deadline.timeout_ms())
             # Playwright's load state can still be the previous document's for a moment after a commit (seen
