@@ -43,8 +43,8 @@ from webcapture.egress import (
     chromium_args,
     proxy_server,
 )
-from webcapture.egress.addresses import IPAddress
 from webcapture.egress import proxy as egress_proxy
+from webcapture.egress.addresses import IPAddress
 from webcapture.egress.proxy import Streams, Timeouts, container_proxy
 from webcapture.settings import get_settings
 
@@ -472,10 +472,14 @@ def test_traffic_keeps_a_tunnel_alive_past_the_idle_timeout(
 
 @pytest.fixture
 def default_proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    # The test starts from no container proxy and stops the one it made; the process's own comes back after.
-    # A browser this process launched earlier keeps the proxy it was launched with: shut it down on both
-    # sides, so browser tests that run later launch one on a proxy that is serving.
+    # The test starts from no container proxy (one an earlier test started is stopped, and started again on
+    # its next use once the test has put it back) and stops the one it made. A browser this process launched
+    # earlier keeps the proxy it was launched with: shut it down on both sides, so browser tests that run
+    # later launch one on a proxy that is serving.
     shutdown_browser()
+    earlier = egress_proxy._container
+    if earlier is not None:
+        earlier.stop()
     monkeypatch.setattr(egress_proxy, "_container", None)
     yield
     shutdown_browser()
