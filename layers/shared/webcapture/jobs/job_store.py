@@ -17,7 +17,6 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -26,6 +25,7 @@ from botocore.exceptions import ClientError
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_client, dynamodb_table, s3_client
+from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import Unauthorized, UsageExceeded
 from webcapture.metering import key_charge
@@ -64,16 +64,6 @@ def _result_sk(index: int) -> str:
 
 def _wire(values: dict[str, Any]) -> dict[str, Any]:
     return {name: _serializer.serialize(value) for name, value in values.items()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _now_ms() -> int:
@@ -116,7 +106,7 @@ class Job:
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> Job:
-        item = _plain(item)
+        item = from_dynamo(item)
         return cls(
             job_id=item["jobId"],
             user_id=item["userId"],
@@ -264,7 +254,7 @@ def _key_record(key_hash: str) -> ApiKeyRecord | None:
         .get_item(Key={"keyHash": key_hash}, ConsistentRead=True)
         .get("Item")
     )
-    return None if item is None else ApiKeyRecord(_plain(item))
+    return None if item is None else ApiKeyRecord(from_dynamo(item))
 
 
 def _idempotency_taken(pk: str, moment: datetime) -> bool:
@@ -277,7 +267,7 @@ def idempotency_record(pk: str) -> dict[str, Any] | None:
     item = _table().get_item(Key={"pk": pk, "sk": "idempotency"}, ConsistentRead=True).get("Item")
     if item is None or int(item.get("ttl", 0)) < int(time.time()):
         return None
-    return dict(_plain(item))
+    return dict(from_dynamo(item))
 
 
 def get_job(job_id: str) -> Job | None:
