@@ -29,4 +29,4 @@ def receive_all(url: str) -> list[dict[str, Any]]:
         messages = answer.get("Messages", [])
         if not messages:
             return got
-        got.extend(messages)
+        got.extend(dict(message) for message in messages)

@@ -502,10 +502,12 @@ def test_proxy_server_starts_once_on_loopback(default_proxy: None, servers: Serv
 
 def test_a_stopped_container_proxy_is_freed_and_started_again_on_use(default_proxy: None) -> None:
     url = proxy_server()
+    assert url is not None
     container_proxy().stop()
     with pytest.raises(OSError):
         socket.create_connection(proxy_address(url), timeout=1).close()
     assert "webcapture-egress-proxy" not in [t.name for t in threading.enumerate()]
     again = proxy_server()
+    assert again is not None
     socket.create_connection(proxy_address(again), timeout=1).close()  # serving again
     assert [t.name for t in threading.enumerate()].count("webcapture-egress-proxy") == 1
