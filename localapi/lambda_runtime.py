@@ -264,7 +264,7 @@ class FunctionContainers:
             container.kill()  # reaps it and closes the pipe
 
     def pids(self) -> list[int]:
-        """The live containers' process ids (for tests and the load report)."""
+        """The live containers' process ids."""
         with self._lock:
             return [c.pid for c in self._all if c.is_alive()]
 

@@ -13,8 +13,7 @@ from localapi.aws_emulator import create_template_resources
 from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
 from tests.support.fixture_server import stop_server
-from webcapture import aws
-from webcapture.settings import get_settings
+from tests.support.stack_stores import stores_environment
 
 # Nothing in the tests may reach real AWS: fake credentials, a fixed region, no X-Ray.
 os.environ.update(
@@ -45,16 +44,11 @@ def _stop_fixture_server() -> Iterator[None]:
 @pytest.fixture
 def settings_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     """Environment changes that the cached settings and clients pick up, undone afterwards."""
-    monkeypatch.setenv("API_KEYS_TABLE", TABLES["ApiKeysTable"])
-    monkeypatch.setenv("FILES_TABLE", TABLES["FilesTable"])
-    monkeypatch.setenv("FILES_BUCKET", TABLES["FilesBucket"])
-    monkeypatch.setenv("SIGNING_SECRETS_TABLE", TABLES["SigningSecretsTable"])
-    monkeypatch.setenv("PUBLIC_BASE_URL", "https://files.example.test")
-    get_settings.cache_clear()
-    aws.reset_clients()
-    yield monkeypatch
-    get_settings.cache_clear()
-    aws.reset_clients()
+    values = {"API_KEYS_TABLE": TABLES["ApiKeysTable"], "FILES_TABLE": TABLES["FilesTable"],
+              "FILES_BUCKET": TABLES["FilesBucket"], "SIGNING_SECRETS_TABLE": TABLES["SigningSecretsTable"],
+              "PUBLIC_BASE_URL": "https://files.example.test"}
+    with stores_environment(monkeypatch, values):
+        yield monkeypatch
 
 
 @pytest.fixture

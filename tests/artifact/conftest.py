@@ -28,8 +28,7 @@ from tests.artifact.harness import (
     lay_out_opt,
     resolver_for,
 )
-from webcapture import aws
-from webcapture.settings import get_settings
+from tests.support.stack_stores import stores_environment
 
 FIXTURE_PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>Artifact fixture</title></head>
@@ -100,19 +99,11 @@ class AwsStack:
 @contextmanager
 def webcapture_pointed_at(stack_endpoint: str) -> Iterator[None]:
     """This process's webcapture stores on the moto server, for setting up data; undone afterwards."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AWS_ENDPOINT_URL_DYNAMODB", stack_endpoint)
-        patch.setenv("AWS_ENDPOINT_URL_S3", stack_endpoint)
-        patch.setenv("API_KEYS_TABLE", PHYSICAL_NAMES["ApiKeysTable"])
-        patch.setenv("FILES_TABLE", PHYSICAL_NAMES["FilesTable"])
-        patch.setenv("FILES_BUCKET", PHYSICAL_NAMES["FilesBucket"])
-        get_settings.cache_clear()
-        aws.reset_clients()
-        try:
-            yield
-        finally:
-            get_settings.cache_clear()
-            aws.reset_clients()
+    values = {"AWS_ENDPOINT_URL_DYNAMODB": stack_endpoint, "AWS_ENDPOINT_URL_S3": stack_endpoint,
+              "API_KEYS_TABLE": PHYSICAL_NAMES["ApiKeysTable"], "FILES_TABLE": PHYSICAL_NAMES["FilesTable"],
+              "FILES_BUCKET": PHYSICAL_NAMES["FilesBucket"]}
+    with pytest.MonkeyPatch.context() as patch, stores_environment(patch, values):
+        yield
 
 
 @pytest.fixture(scope="module")

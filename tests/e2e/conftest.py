@@ -9,8 +9,7 @@ import pytest
 from tests.support.api_answers import JWT_SECRET
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.local_api import LocalApi, start_local_api
-from webcapture import aws
-from webcapture.settings import get_settings
+from tests.support.stack_stores import stack_stores
 
 
 @pytest.fixture(scope="session")
@@ -34,10 +33,5 @@ def local_api(fake_openai: FakeOpenAI) -> Iterator[LocalApi]:
 @pytest.fixture
 def stack_aws(local_api: LocalApi, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalApi]:
     """webcapture's own stores in this process talk to the stack's moto server (to create keys, files)."""
-    for name, value in local_api.environment.items():
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    aws.reset_clients()
-    yield local_api
-    get_settings.cache_clear()
-    aws.reset_clients()
+    with stack_stores(local_api, monkeypatch):
+        yield local_api

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.test_e2e_foundation import assert_success
-from tests.support.api_answers import remaining
+from tests.support.api_answers import assert_success, remaining
 from tests.support.fake_openai import FakeOpenAI, json_completion
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi

@@ -6,24 +6,15 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.client_cli import CLI, webcapture
 from tests.support.fake_openai import FakeOpenAI, json_completion
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
 from tests.support.png_pixels import png_size
-
-CLI = str(Path(sys.executable).with_name("webcapture"))
-
-
-def webcapture(api: LocalApi, *args: str, key: str | None = None, url: str | None = None,
-               cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "WEBCAPTURE_API_URL": url or api.url, "WEBCAPTURE_API_KEY": key or api.api_key}
-    return subprocess.run([CLI, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120,
-                          check=False)
 
 
 def test_shot_writes_the_image(local_api: LocalApi, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.test_e2e_foundation import assert_success
+from tests.support.api_answers import assert_success
 from tests.support.dns_server import DnsServer
 from tests.support.egress_resolvers import MapResolver
 from tests.support.local_api import LocalApi, start_local_api

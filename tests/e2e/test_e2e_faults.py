@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import boto3
@@ -24,15 +23,14 @@ import pytest
 import requests
 from moto.server import ThreadedMotoServer
 
-from localapi.container_worker import process_name
 from localapi.stack import LOCAL_BUCKET
+from tests.support.api_answers import remaining
 from tests.support.aws_fault_proxy import AwsFaultProxy
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi, start_local_api
-from webcapture import aws
+from tests.support.stack_processes import browsers_under, containers_under
+from tests.support.stack_stores import stack_stores
 from webcapture.auth import api_keys
-from webcapture.browser.launch import processes
-from webcapture.settings import get_settings
 
 
 class _Tripwire(BaseHTTPRequestHandler):
@@ -131,15 +129,9 @@ def faulty_api(proxy: AwsFaultProxy) -> Iterator[LocalApi]:
 @pytest.fixture
 def stores(faulty_api: LocalApi, moto: Moto, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """This process's webcapture stores on the stack's tables, through no proxy."""
-    for name, value in faulty_api.environment.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", moto.endpoint)
-    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", moto.endpoint)
-    get_settings.cache_clear()
-    aws.reset_clients()
-    yield
-    get_settings.cache_clear()
-    aws.reset_clients()
+    endpoints = {"AWS_ENDPOINT_URL_DYNAMODB": moto.endpoint, "AWS_ENDPOINT_URL_S3": moto.endpoint}
+    with stack_stores(faulty_api, monkeypatch, **endpoints):
+        yield
 
 
 @pytest.fixture
@@ -150,12 +142,6 @@ def tripwire() -> Iterator[_TripwireServer]:
     server.release.set()
     server.shutdown()
     server.server_close()
-
-
-def remaining(key: str) -> Any:
-    record = api_keys.find_by_key(key)
-    assert record is not None
-    return record.public()["remaining"]
 
 
 def screenshot(api: LocalApi, key: str, url: str, **extra: Any) -> requests.Response:
@@ -173,34 +159,12 @@ def plain_page() -> str:
     return get_server().url("/plain.html")
 
 
-def descendants_of(root: int) -> list[int]:
-    return list(processes.descendants(root))
-
-
 def eventually(probe: Callable[[], list[int]], done: Callable[[list[int]], bool], within_s: float = 15) -> list[int]:
     """probe() once done(probe()) holds, or its last answer after within_s (a wait, not a timing check)."""
     deadline = time.monotonic() + within_s
     while not done(found := probe()) and time.monotonic() < deadline:
         time.sleep(0.1)
     return found
-
-
-def browsers_under(root: int) -> list[int]:
-    return [pid for pid in descendants_of(root)
-            if any(arg.startswith("--user-data-dir=") for arg in processes.cmdline(pid))
-            and not any(arg.startswith("--type=") for arg in processes.cmdline(pid))]
-
-
-def containers_under(root: int, function: str) -> list[int]:
-    name = process_name(function)
-    return [pid for pid in descendants_of(root) if comm(pid) == name]
-
-
-def comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
 
 
 def while_the_page_hangs(api: LocalApi, key: str, tripwire: _TripwireServer, act: Callable[[], None],

@@ -6,9 +6,6 @@ credits land in moto's DynamoDB, and webhooks reach a loopback receiver that ver
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +14,7 @@ from typing import Any
 import pytest
 import requests
 
+from tests.support.client_cli import webcapture
 from tests.support.fixture_server import FixtureHttpServer, get_server
 from tests.support.jobs_client import (
     all_results,
@@ -26,13 +24,11 @@ from tests.support.jobs_client import (
     wait_until_settled,
 )
 from tests.support.local_api import LocalApi, start_local_api
+from tests.support.stack_stores import stack_stores
 from tests.support.webhook_receiver import WebhookReceiver
-from webcapture import aws
 from webcapture.auth import api_keys
-from webcapture.settings import get_settings
 
 CREDITS = 5_000
-CLI = str(Path(sys.executable).with_name("webcapture"))
 CANARY_HOST = "127.0.0.3"  # inside like any internal service: only 127.0.0.1 is allowed to this stack
 
 
@@ -64,13 +60,8 @@ def receiver(api: LocalApi) -> Iterator[WebhookReceiver]:
 @pytest.fixture
 def stores(api: LocalApi, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """This process's webcapture stores on the stack's moto (to make another user's key)."""
-    for name, value in api.environment.items():
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    aws.reset_clients()
-    yield
-    get_settings.cache_clear()
-    aws.reset_clients()
+    with stack_stores(api, monkeypatch):
+        yield
 
 
 def submit(api: LocalApi, body: dict[str, Any], **headers: str) -> requests.Response:
@@ -235,14 +226,11 @@ def test_the_cli_submits_ndjson_and_waits_with_a_progress_bar(api: LocalApi, sit
     bodies = tmp_path / "pages.ndjson"
     bodies.write_text("".join(json.dumps({"url": site.url(f"/links.html?cli={i}")}) + "\n" for i in range(3))
                       + "\n")  # a blank line is skipped
-    env = {**os.environ, "WEBCAPTURE_API_URL": api.url, "WEBCAPTURE_API_KEY": api.api_key}
-    run = subprocess.run([CLI, "batch", str(bodies), "--operation", "links", "--wait"], env=env,
-                         capture_output=True, text=True, timeout=600, check=False)
+    run = webcapture(api, "batch", str(bodies), "--operation", "links", "--wait", timeout=600)
     assert run.returncode == 0, run.stderr
     shown = json.loads(run.stdout)
     assert (shown["status"], shown["completed"]) == ("completed", 3)
     assert [r["index"] for r in shown["results"]] == [0, 1, 2]
     assert "] 3/3 completed" in run.stderr
-    again = subprocess.run([CLI, "job", shown["jobId"]], env=env, capture_output=True, text=True, timeout=120,
-                           check=False)
+    again = webcapture(api, "job", shown["jobId"])
     assert again.returncode == 0 and json.loads(again.stdout)["completed"] == 3

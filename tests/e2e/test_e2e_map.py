@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.api_answers import assert_envelope_error, assert_success
 from tests.support.egress_servers import CanaryServer
 from tests.support.local_api import LocalApi, start_local_api
 from tests.support.sample_site import (

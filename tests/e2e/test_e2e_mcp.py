@@ -8,11 +8,9 @@ import base64
 import json
 import os
 import socket
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,13 +19,12 @@ import requests
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, ImageContent, ResourceLink, TextContent
 
+from tests.support.client_cli import CLI
 from tests.support.fake_openai import FakeOpenAI, json_completion
 from tests.support.fixture_server import get_server
 from tests.support.json_schema_refs import resolved
 from tests.support.local_api import LocalApi
 from tests.support.png_pixels import png_size
-
-CLI = str(Path(sys.executable).with_name("webcapture"))
 
 # Each tool, the route whose request body it takes, and the body fields the tool sets itself.
 TOOL_ROUTES = {

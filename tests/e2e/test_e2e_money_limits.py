@@ -18,6 +18,7 @@ import requests
 from tests.support.api_answers import assert_envelope_error
 from tests.support.local_api import LocalApi, start_local_api
 from tests.support.slow_site import SlowSite, slow_site
+from tests.support.stack_stores import stack_stores
 from webcapture import aws
 from webcapture.auth import api_keys
 from webcapture.settings import get_settings
@@ -47,13 +48,8 @@ def site() -> Iterator[SlowSite]:
 @pytest.fixture
 def limits_aws(limits_api: LocalApi, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalApi]:
     """This process's webcapture stores talk to that stack's moto server (to create and read keys)."""
-    for name, value in limits_api.environment.items():
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    aws.reset_clients()
-    yield limits_api
-    get_settings.cache_clear()
-    aws.reset_clients()
+    with stack_stores(limits_api, monkeypatch):
+        yield limits_api
 
 
 def key_item(record: api_keys.ApiKeyRecord) -> dict[str, Any]:

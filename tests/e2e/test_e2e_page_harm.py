@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
-from tests.support.api_answers import remaining
+from tests.support.api_answers import assert_envelope_error, assert_success, remaining
 from tests.support.local_api import LocalApi
 from tests.support.recording_origin import RecordingOrigin, recording_origin
 from webcapture.auth import api_keys

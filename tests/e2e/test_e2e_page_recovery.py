@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 
-from localapi.container_worker import process_name
+from tests.support.api_answers import remaining
 from tests.support.local_api import LocalApi, start_local_api
 from tests.support.probe_pages import ProbeServer
-from webcapture import aws
+from tests.support.stack_processes import browsers_under, containers_under, renderers_of
+from tests.support.stack_stores import stack_stores
 from webcapture.auth import api_keys
 from webcapture.browser.launch import processes
-from webcapture.settings import get_settings
 
 BUDGET_MS = 5000
 ENDPOINTS = {"screenshot": ("/v1/web/screenshot", "ScreenshotFunction"),
@@ -44,13 +43,8 @@ def recovery_api() -> Iterator[LocalApi]:
 
 @pytest.fixture
 def stores(recovery_api: LocalApi, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name, value in recovery_api.environment.items():
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    aws.reset_clients()
-    yield
-    get_settings.cache_clear()
-    aws.reset_clients()
+    with stack_stores(recovery_api, monkeypatch):
+        yield
 
 
 @pytest.fixture
@@ -61,29 +55,13 @@ def probes() -> Iterator[ProbeServer]:
 
 
 def container_of(api: LocalApi, function: str) -> int:
-    name = process_name(function)
-    (container,) = [pid for pid in processes.descendants(api.process.pid) if _comm(pid) == name]
+    (container,) = containers_under(api.process.pid, function)
     return container
 
 
 def browser_of(container: int) -> int:
-    (browser,) = [pid for pid in processes.descendants(container)
-                  if any(arg.startswith("--user-data-dir=") for arg in processes.cmdline(pid))
-                  and not any(arg.startswith("--type=") for arg in processes.cmdline(pid))]
+    (browser,) = browsers_under(container)
     return browser
-
-
-def renderers_of(browser: int) -> list[int]:
-    # A renderer rewrites its command line into one string: the switch is one of its words.
-    return [pid for pid in processes.descendants(browser)
-            if "--type=renderer" in " ".join(processes.cmdline(pid)).split()]
-
-
-def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
 
 
 def capture(api: LocalApi, endpoint: str, key: str, url: str) -> requests.Response:
@@ -101,12 +79,6 @@ def warm(api: LocalApi, endpoint: str, url: str) -> None:
     while 200 not in statuses and len(statuses) < 5:
         statuses.append(capture(api, endpoint, api.api_key, url).status_code)
     assert 200 in statuses, statuses
-
-
-def remaining(key: str) -> Any:
-    record = api_keys.find_by_key(key)
-    assert record is not None
-    return record.public()["remaining"]
 
 
 @pytest.mark.parametrize(("probe", "endpoint"), [

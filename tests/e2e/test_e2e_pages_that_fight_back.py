@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
+from tests.support.api_answers import assert_envelope_error, assert_success
 from tests.support.connect_proxy import CountingConnectProxy
 from tests.support.egress_servers import CanaryServer
 from tests.support.fight_site import FightSite

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_e2e_foundation import assert_success
+from tests.support.api_answers import assert_success
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
 

@@ -9,9 +9,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 import requests
 
-from tests.e2e.test_e2e_client_cli import webcapture
-from tests.e2e.test_e2e_foundation import assert_envelope_error, assert_success
-from tests.support.api_answers import remaining
+from tests.support.api_answers import assert_envelope_error, assert_success, remaining
+from tests.support.client_cli import webcapture
 from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
 from tests.support.png_pixels import png_size

@@ -29,7 +29,7 @@ from tests.support.egress_servers import CanaryServer
 from tests.support.egress_site import Baseline, GuardedBrowser, Site, V6Canary
 from webcapture.browser import lifecycle
 from webcapture.egress import EgressProxy
-from webcapture.egress.proxy import use_proxy_server
+from webcapture.egress import proxy as egress_proxy
 from webcapture.settings import get_settings
 
 
@@ -54,12 +54,12 @@ def guarded_browser() -> Iterator[GuardedBrowser]:
         get_settings.cache_clear()
         # The browser keeps the proxy it was launched with: relaunch it on ours, and again afterwards.
         lifecycle.shutdown_browser()
-        previous = use_proxy_server(proxy)
+        # Ours stands as the container's proxy; the container's own comes back when the patch is undone.
+        patch.setattr(egress_proxy, "_container", proxy)
         try:
             yield GuardedBrowser(canary, canary6, site, spy, resolver, proxy)
         finally:
             lifecycle.shutdown_browser()
-            use_proxy_server(previous)
             proxy.stop()
             get_settings.cache_clear()
             site.stop()

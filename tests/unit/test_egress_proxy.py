@@ -43,8 +43,9 @@ from webcapture.egress import (
     chromium_args,
     proxy_server,
 )
+from webcapture.egress import proxy as egress_proxy
 from webcapture.egress.addresses import IPAddress
-from webcapture.egress.proxy import Streams, Timeouts, stop_proxy_server
+from webcapture.egress.proxy import Streams, Timeouts, container_proxy
 from webcapture.settings import get_settings
 
 pytest_plugins = ["tests.support.egress_fixtures"]
@@ -470,14 +471,21 @@ def test_traffic_keeps_a_tunnel_alive_past_the_idle_timeout(
 
 
 @pytest.fixture
-def default_proxy() -> Iterator[None]:
-    # A browser this process launched earlier keeps the proxy it was launched with: shut it down with the
-    # proxy, so browser tests that run later launch one on the new proxy instead of a port nobody serves.
+def default_proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # The test starts from no container proxy (one an earlier test started is stopped, and started again on
+    # its next use once the test has put it back) and stops the one it made. A browser this process launched
+    # earlier keeps the proxy it was launched with: shut it down on both sides, so browser tests that run
+    # later launch one on a proxy that is serving.
     shutdown_browser()
-    stop_proxy_server()
+    earlier = egress_proxy._container
+    if earlier is not None:
+        earlier.stop()
+    monkeypatch.setattr(egress_proxy, "_container", None)
     yield
     shutdown_browser()
-    stop_proxy_server()
+    made = egress_proxy._container
+    if made is not None:
+        made.stop()
 
 
 def test_proxy_server_starts_once_on_loopback(default_proxy: None, servers: Servers) -> None:
@@ -492,10 +500,14 @@ def test_proxy_server_starts_once_on_loopback(default_proxy: None, servers: Serv
     assert response.status == 403 and servers.canary.connections == 0
 
 
-def test_stopping_the_container_proxy_frees_it(default_proxy: None) -> None:
+def test_a_stopped_container_proxy_is_freed_and_started_again_on_use(default_proxy: None) -> None:
     url = proxy_server()
     assert url is not None
-    stop_proxy_server()
+    container_proxy().stop()
     with pytest.raises(OSError):
         socket.create_connection(proxy_address(url), timeout=1).close()
     assert "webcapture-egress-proxy" not in [t.name for t in threading.enumerate()]
+    again = proxy_server()
+    assert again is not None
+    socket.create_connection(proxy_address(again), timeout=1).close()  # serving again
+    assert [t.name for t in threading.enumerate()].count("webcapture-egress-proxy") == 1

@@ -10,11 +10,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 
 from tests.support.dns_server import answering
-from tests.unit.test_jobs_store import caller_of, jobs_aws, remaining  # noqa: F401
+from tests.support.jobs_records import caller_of, receive_all, remaining
 from webcapture import concurrency, metering
 from webcapture.auth import api_keys
 from webcapture.credits import Operation
@@ -22,6 +21,8 @@ from webcapture.errors import NavigationFailed, ServiceUnavailable
 from webcapture.jobs import job_store
 from webcapture.jobs.item_worker import ItemRunner, handle_records
 from webcapture.jobs.submit import submit_batch
+
+pytest_plugins = ["tests.support.jobs_moto"]
 
 
 class Runs:
@@ -43,17 +44,6 @@ class Runs:
             return {"links": [], "url": request.url}
 
 
-def receive_all(url: str) -> list[dict[str, Any]]:
-    sqs = boto3.client("sqs")
-    got: list[dict[str, Any]] = []
-    while True:
-        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"])
-        messages = answer.get("Messages", [])
-        if not messages:
-            return got
-        got.extend(messages)
-
-
 def event_of(messages: list[dict[str, Any]], queue: str = "webcapture-local-LinksJobsQueue") -> dict[str, Any]:
     return {"Records": [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
                          "attributes": m.get("Attributes", {"ApproximateReceiveCount": "1"}),
@@ -62,7 +52,7 @@ def event_of(messages: list[dict[str, Any]], queue: str = "webcapture-local-Link
 
 
 @pytest.fixture
-def links_queue(jobs_aws: dict[str, str], settings_env: pytest.MonkeyPatch) -> Iterator[str]:  # noqa: F811
+def links_queue(jobs_aws: dict[str, str], settings_env: pytest.MonkeyPatch) -> Iterator[str]:
     settings_env.setenv("JOBS_QUEUE_LINKS_URL", jobs_aws["LinksJobsQueue"])
     settings_env.setenv("WEBCAPTURE_JOB_BUSY_DELAY_S", "0")
     from webcapture.settings import get_settings
@@ -132,7 +122,7 @@ def test_items_of_a_full_key_wait_instead_of_failing(links_queue: str) -> None:
 
 
 def test_failed_and_cancelled_items_are_refunded_and_the_event_queued(
-        links_queue: str, jobs_aws: dict[str, str]) -> None:  # noqa: F811
+        links_queue: str, jobs_aws: dict[str, str]) -> None:
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     with answering(lambda name: ["93.184.215.14"]):  # a public address for the webhook's host
         job_id = submit(record, 4, webhook={"url": "https://hooks.example/x", "events": ["job.completed"]})

@@ -3,14 +3,12 @@ once (its refund with it), Idempotency-Key records, results by cursor."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 import pytest
 
-from localapi.aws_emulator import create_template_queues
-from localapi.cfn_template import Resolver, load_template
+from tests.support.jobs_records import caller_of, remaining
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller
 from webcapture.errors import UsageExceeded
@@ -18,35 +16,7 @@ from webcapture.jobs import job_store
 from webcapture.jobs.job_store import NewJob, Outcome
 from webcapture.settings import get_settings
 
-
-@pytest.fixture
-def jobs_aws(aws_resources: None, settings_env: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """The template's jobs table (created by aws_resources under its logical id) and its queues."""
-    settings_env.setenv("JOBS_TABLE", "JobsTable")
-    sqs = boto3.client("sqs")
-    template = load_template()
-    names = {}
-    for logical_id, resource in template["Resources"].items():
-        if resource["Type"] == "AWS::SQS::Queue":
-            names[logical_id] = f"https://sqs.us-east-1.amazonaws.com/123456789012/webcapture-local-{logical_id}"
-    attributes = {f"{n}.Arn": f"arn:aws:sqs:us-east-1:123456789012:webcapture-local-{n}" for n in names}
-    create_template_queues(sqs, template, Resolver(template, physical_names=names, attributes=attributes))
-    urls = {n: sqs.get_queue_url(QueueName=f"webcapture-local-{n}")["QueueUrl"] for n in names}
-    settings_env.setenv("JOBS_QUEUE_SCREENSHOT_URL", urls["ScreenshotJobsQueue"])
-    settings_env.setenv("WEBHOOKS_QUEUE_URL", urls["WebhooksQueue"])
-    get_settings.cache_clear()
-    yield urls
-
-
-def caller_of(record: api_keys.ApiKeyRecord) -> Caller:
-    return Caller(user_id=record.user_id, kind="api_key", key_id=record.id, key_hash=record.key_hash)
-
-
-def remaining(record: api_keys.ApiKeyRecord) -> int | None:
-    fresh = api_keys.get_by_hash(record.key_hash)
-    assert fresh is not None
-    value = fresh.public()["remaining"]
-    return None if value is None else int(str(value))
+pytest_plugins = ["tests.support.jobs_moto"]
 
 
 def new_job(caller: Caller, total: int, **extra: object) -> NewJob:

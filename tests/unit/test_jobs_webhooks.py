@@ -12,15 +12,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from tests.support.dns_server import answering
+from tests.support.jobs_records import caller_of, receive_all
 from tests.support.webhook_receiver import WebhookReceiver
-from tests.unit.test_jobs_item_worker import receive_all
-from tests.unit.test_jobs_store import caller_of, jobs_aws  # noqa: F401
 from webcapture.auth import api_keys
 from webcapture.jobs import job_store, webhook_secrets
 from webcapture.jobs.job_store import NewJob
 from webcapture.jobs.webhook_delivery import deliver
 from webcapture.jobs.webhook_dispatch import handle_records
 from webcapture.settings import get_settings
+
+pytest_plugins = ["tests.support.jobs_moto"]
 
 
 @pytest.fixture
@@ -76,7 +77,7 @@ def test_a_host_that_resolves_inside_is_never_connected(receiver: WebhookReceive
 
 
 def test_a_failed_delivery_is_retried_with_the_same_id_and_recorded(
-        receiver: WebhookReceiver, jobs_aws: dict[str, str], settings_env: pytest.MonkeyPatch) -> None:  # noqa: F811
+        receiver: WebhookReceiver, jobs_aws: dict[str, str], settings_env: pytest.MonkeyPatch) -> None:
     settings_env.setenv("WEBCAPTURE_WEBHOOK_RETRY_DELAYS_S", "0,0,0,0,0")
     get_settings.cache_clear()
     _, record = api_keys.create_key("user-1", "k", remaining=10)

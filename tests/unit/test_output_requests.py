@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from tests.unit.test_validation import issues_for, only_issue
+from tests.support.validation_issues import issues_for, only_issue
 from webcapture.models.requests import ContentRequest, MarkdownRequest, PdfRequest, length_in_inches
 from webcapture.validation import validate_request
 

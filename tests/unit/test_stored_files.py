@@ -80,7 +80,8 @@ def test_pdfs_are_stored_in_their_folder_and_deleted_like_images(aws_resources: 
                                      folder=stored_files.PDFS, extension="pdf", content_type="application/pdf",
                                      metadata={"pages": 1})
     assert stored.storage_key == f"pdfs/user-1/{stored.file_id}.pdf"
-    assert stored.record["filename"] == f"{stored.file_id}.pdf"
+    record = boto3.resource("dynamodb").Table(get_settings().files_table).get_item(Key={"id": stored.file_id})
+    assert record["Item"]["filename"] == f"{stored.file_id}.pdf"
     body = boto3.client("s3").get_object(Bucket=get_settings().files_bucket, Key=stored.storage_key)
     assert body["Body"].read() == document and body["ContentType"] == "application/pdf"
     # The key comes from the record, so a PDF is removed from its own folder.

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from webcapture.errors import InvalidJson, PayloadTooLarge, RequestValidationError
+from tests.support.validation_issues import issues_for, only_issue
+from webcapture.errors import InvalidJson, PayloadTooLarge
 from webcapture.models.requests import (
     AiExtractRequest,
     FileDeleteRequest,
@@ -17,18 +18,6 @@ from webcapture.models.requests import (
 from webcapture.validation import parse_json_body, validate_request
 
 URL = "https://example.com/"
-
-
-def issues_for(model: type[BaseModel], payload: Any) -> list[dict[str, Any]]:
-    with pytest.raises(RequestValidationError) as caught:
-        validate_request(model, payload)
-    return caught.value.issues
-
-
-def only_issue(model: type[BaseModel], payload: Any) -> dict[str, Any]:
-    issues = issues_for(model, payload)
-    assert len(issues) == 1, issues
-    return issues[0]
 
 
 def shot(**fields: Any) -> dict[str, Any]:

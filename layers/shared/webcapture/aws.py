@@ -11,7 +11,7 @@ rather than one 10 s client that could run a request past API Gateway's 29 s.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import boto3
 from botocore.config import Config
@@ -53,12 +53,29 @@ def _config(read_timeout: int) -> Config:
                   retries={"max_attempts": _MAX_ATTEMPTS, "mode": "standard"})
 
 
+def _read_timeout() -> int:
+    return read_timeout_s(request_scope.remaining_ms())
+
+
 def dynamodb_table(name: str) -> Table:
-    return _dynamodb_table(name, read_timeout_s(request_scope.remaining_ms()))
+    return _dynamodb_table(name, _read_timeout())
 
 
 def s3_client() -> S3Client:
-    return _s3_client(read_timeout_s(request_scope.remaining_ms()))
+    return cast("S3Client", _client("s3", _read_timeout()))
+
+
+def dynamodb_client() -> DynamoDBClient:
+    """The low-level client, for what the table resource does not offer (TransactWriteItems)."""
+    return cast("DynamoDBClient", _client("dynamodb", _read_timeout()))
+
+
+def sqs_client() -> SQSClient:
+    return cast("SQSClient", _client("sqs", _read_timeout()))
+
+
+def cloudfront_client() -> CloudFrontClient:
+    return cast("CloudFrontClient", _client("cloudfront", _read_timeout()))
 
 
 @lru_cache(maxsize=32)
@@ -68,50 +85,15 @@ def _dynamodb_table(name: str, read_timeout: int) -> Table:
     return table
 
 
-@lru_cache(maxsize=8)
-def _s3_client(read_timeout: int) -> S3Client:
-    client: S3Client = boto3.client("s3", config=_config(read_timeout))
-    return client
-
-
-def dynamodb_client() -> DynamoDBClient:
-    """The low-level client, for what the table resource does not offer (TransactWriteItems)."""
-    return _dynamodb_client(read_timeout_s(request_scope.remaining_ms()))
-
-
-@lru_cache(maxsize=8)
-def _dynamodb_client(read_timeout: int) -> DynamoDBClient:
-    client: DynamoDBClient = boto3.client("dynamodb", config=_config(read_timeout))
-    return client
-
-
-def sqs_client() -> SQSClient:
-    return _sqs_client(read_timeout_s(request_scope.remaining_ms()))
-
-
-@lru_cache(maxsize=8)
-def _sqs_client(read_timeout: int) -> SQSClient:
-    client: SQSClient = boto3.client("sqs", config=_config(read_timeout))
-    return client
-
-
-def cloudfront_client() -> CloudFrontClient:
-    return _cloudfront_client(read_timeout_s(request_scope.remaining_ms()))
-
-
-@lru_cache(maxsize=8)
-def _cloudfront_client(read_timeout: int) -> CloudFrontClient:
-    client: CloudFrontClient = boto3.client("cloudfront", config=_config(read_timeout))
-    return client
+@lru_cache(maxsize=32)
+def _client(service: Literal["s3", "dynamodb", "sqs", "cloudfront"], read_timeout: int) -> Any:
+    return boto3.client(service, config=_config(read_timeout))
 
 
 def reset_clients() -> None:
     """Forget cached clients (tests switch endpoints between moto instances)."""
     _dynamodb_table.cache_clear()
-    _s3_client.cache_clear()
-    _cloudfront_client.cache_clear()
-    _sqs_client.cache_clear()
-    _dynamodb_client.cache_clear()
+    _client.cache_clear()
 
 
 def unavailable(error: BaseException) -> ServiceUnavailable | None:

@@ -75,19 +75,24 @@ def _table() -> Any:
     return dynamodb_table(get_settings().api_keys_table)
 
 
+def key_charge(cost: int, *, limited: bool, now: str) -> tuple[str, str, dict[str, Any]]:
+    """The update of a key record that counts a request and, for a key with a credit limit, takes `cost`
+    credits: its UpdateExpression, ConditionExpression (a usable key that can pay) and values. Shared by
+    a request's reservation and a job's, which writes it in its own transaction."""
+    values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1}
+    if limited:
+        values[":cost"] = cost
+        return _COUNT + ", remaining = remaining - :cost", _USABLE + " AND remaining >= :cost", values
+    # No limit: no `remaining`, or one set to NULL (CONTRACT 3: null means unlimited).
+    values[":null"] = "NULL"
+    condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
+    return _COUNT, condition, values
+
+
 def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: str,
             lease: Lease | None) -> None:
-    values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1,
-                              ":request": request_id, ":marker": {request_id}}
-    if limited:
-        expression = _COUNT + ", remaining = remaining - :cost"
-        condition = _USABLE + " AND remaining >= :cost"
-        values[":cost"] = cost
-    else:
-        # No limit: no `remaining`, or one set to NULL (CONTRACT 3: null means unlimited).
-        expression = _COUNT
-        condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
-        values[":null"] = "NULL"
+    expression, condition, values = key_charge(cost, limited=limited, now=now)
+    values.update({":request": request_id, ":marker": {request_id}})
     expression += _MARK
     condition += _NOT_YET_CHARGED
     if lease is not None:

@@ -30,10 +30,11 @@ RECORD_FIELDS = ("id", "url", "filename", "storage_key", "public_url", "metadata
 
 @dataclass(frozen=True)
 class StoredFile:
+    """A file stored for the caller: its id, its key in the bucket, and where it is served."""
+
     file_id: str
     storage_key: str
     public_url: str
-    record: dict[str, str]
 
 
 # Top-level folders of the bucket, one per kind of file; the lifecycle rule and the IAM grants follow them.
@@ -109,7 +110,7 @@ def store_file(
     except Exception:
         s3.delete_object(Bucket=settings.files_bucket, Key=key)
         raise
-    return StoredFile(file_id=file_id, storage_key=key, public_url=public_url, record=record)
+    return StoredFile(file_id=file_id, storage_key=key, public_url=public_url)
 
 
 @dataclass(frozen=True)

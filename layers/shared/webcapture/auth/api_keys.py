@@ -12,12 +12,12 @@ import secrets
 import string
 import uuid
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
 from webcapture.aws import dynamodb_table
+from webcapture.dynamo_values import from_dynamo, number, to_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.settings import get_settings
 
@@ -83,44 +83,14 @@ class ApiKeyRecord:
             "prefix": item.get("prefix", KEY_PREFIX),
             "userId": item["userId"],
             "enabled": bool(item.get("enabled")),
-            "requestCount": _number(item.get("requestCount", 0)),
-            "remaining": _number(item["remaining"]) if item.get("remaining") is not None else None,
+            "requestCount": number(item.get("requestCount", 0)),
+            "remaining": number(item["remaining"]) if item.get("remaining") is not None else None,
             "lastRequest": item.get("lastRequest"),
             "expiresAt": item.get("expiresAt"),
             "createdAt": item["createdAt"],
             "updatedAt": item.get("updatedAt", item["createdAt"]),
-            "metadata": _plain(item.get("metadata") or {}),
+            "metadata": from_dynamo(item.get("metadata") or {}),
         }
-
-
-def _number(value: Any) -> int | float:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    return value  # type: ignore[no-any-return]
-
-
-def _plain(value: Any) -> Any:
-    """DynamoDB's Decimals back to JSON numbers, recursively."""
-    if isinstance(value, Decimal):
-        return _number(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _dynamo_safe(value: Any) -> Any:
-    """JSON numbers to Decimals, which is what DynamoDB's resource API accepts."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int | float):
-        return Decimal(str(value))
-    if isinstance(value, dict):
-        return {k: _dynamo_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_dynamo_safe(v) for v in value]
-    return value
 
 
 def _table() -> Any:
@@ -150,7 +120,7 @@ def create_key(
         "requestCount": 0,
         "createdAt": now,
         "updatedAt": now,
-        "metadata": _dynamo_safe(metadata or {}),
+        "metadata": to_dynamo(metadata or {}),
     }
     if remaining is not None:
         item["remaining"] = remaining

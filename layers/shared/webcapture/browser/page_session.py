@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from playwright.sync_api import Browser, BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
@@ -85,8 +85,8 @@ def with_loaded_page(
 
     def job() -> T:  # on the browser worker, which also counts the request towards recycling
         try:
-            return _attempts(
-                current, url, target, wait_time_ms, action, setup or PageSetup(), control, deadline, gateway)
+            visit = _Visit(url, target, wait_time_ms, action, setup or PageSetup(), control, deadline)
+            return _attempts(current, visit, gateway)
         finally:
             current.note_use()
 
@@ -101,17 +101,21 @@ def with_loaded_page(
         raise deadline.expired() from None
 
 
-def _attempts(
-    current: BrowserHost,
-    url: str,
-    target: egress.Route,
-    wait_time_ms: int,
-    action: Callable[[LoadedPage], T],
-    setup: PageSetup,
-    control: PageControl | None,
-    deadline: Deadline,
-    gateway: float | None,
-) -> T:
+@dataclass(frozen=True)
+class _Visit(Generic[T]):
+    """What a request asks of a page: where, how long to wait, what to make of it, by when."""
+
+    url: str
+    target: egress.Route
+    wait_time_ms: int
+    action: Callable[[LoadedPage], T]
+    setup: PageSetup
+    control: PageControl | None
+    deadline: Deadline
+
+
+def _attempts(current: BrowserHost, visit: _Visit[T], gateway: float | None) -> T:
+    deadline = visit.deadline
     attempt = 1
     while True:
         browser = current.browser(deadline)
@@ -121,9 +125,7 @@ def _attempts(
         try:
             with watchdog(deadline, current.kill_pages, current.kill_browser) as dog:
                 try:
-                    return _in_fresh_context(
-                        current, browser, url, target, wait_time_ms, action, setup, control, deadline, failed
-                    )
+                    return _in_fresh_context(current, browser, visit, failed)
                 except Exception as exc:
                     if dog.fired.is_set():
                         raise deadline.expired() from exc
@@ -170,20 +172,15 @@ def _reason(error: PlaywrightError) -> str:
 def _in_fresh_context(
     current: BrowserHost,
     browser: Browser,
-    url: str,
-    target: egress.Route,
-    wait_time_ms: int,
-    action: Callable[[LoadedPage], T],
-    setup: PageSetup,
-    control: PageControl | None,
-    deadline: Deadline,
+    visit: _Visit[T],
     failed_contexts: list[tuple[BrowserContext, egress.ProxyScope]],
 ) -> T:
-    """action on url loaded in a fresh context; a context whose request failed is left in failed_contexts,
-    with its proxy scope, for the caller to end (`BrowserHost.clear_failed_page`), any other is closed after
-    the answer."""
+    """The visit's action on its url loaded in a fresh context; a context whose request failed is left in
+    failed_contexts, with its proxy scope, for the caller to end (`BrowserHost.clear_failed_page`), any
+    other is closed after the answer."""
+    url, target, control, deadline = visit.url, visit.target, visit.control, visit.deadline
     options = {
-        **context_options(setup, control, url),
+        **context_options(visit.setup, control, url),
         # A context lives for one request, so a service worker could never serve a later one; blocked, it
         # cannot keep working after the capture either.
         "service_workers": egress.SERVICE_WORKERS,
@@ -222,12 +219,12 @@ def _in_fresh_context(
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
             wait_until = preparation.goto_wait_until
-            with navigated(page, url, deadline, wait_time_ms, wait_until, motion) as (status, refusals):
+            with navigated(page, url, deadline, visit.wait_time_ms, wait_until, motion) as (status, refusals):
 
                 def back() -> str | None:
                     return return_from_failed_move(page, motion, refusals, deadline, wait_until)
 
-                work = _prepared(preparation, action, control)
+                work = _prepared(preparation, visit.action, control)
                 result = _at_rest(page, status, deadline, motion, work, back)
             failed = False
             return result

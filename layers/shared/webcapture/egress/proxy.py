@@ -414,47 +414,30 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, cloc
         await writer.drain()
 
 
-_default: EgressProxy | None = None
-_default_lock = threading.Lock()
+_container: EgressProxy | None = None
+_container_lock = threading.Lock()
+
+
+def container_proxy() -> EgressProxy:
+    """The container's proxy, made on first use and running (started again if it was stopped)."""
+    global _container
+    with _container_lock:
+        if _container is None:
+            _container = EgressProxy()
+        _container.start()
+        return _container
 
 
 def proxy_server() -> str:
     """The container's proxy URL ("http://127.0.0.1:PORT"), starting the proxy on first use."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = EgressProxy()
-        return _default.start()
+    return container_proxy().url
 
 
 def open_scope() -> ProxyScope:
     """A listener of the container's proxy for one request's context (see EgressProxy.open_scope)."""
-    proxy_server()
-    assert _default is not None
-    return _default.open_scope()
+    return container_proxy().open_scope()
 
 
 def container_resolver() -> Resolver | None:
     """The resolver the container's proxy uses, for the edge check to ask the same one."""
-    proxy_server()
-    assert _default is not None
-    return _default.resolver
-
-
-def use_proxy_server(proxy: EgressProxy | None) -> EgressProxy | None:
-    """Make `proxy` the container's proxy (tests: one with a spy connector); None goes back to a default
-    one on next use. Returns the previous proxy, not stopped. A browser already running keeps the proxy it
-    was launched with, so callers relaunch it."""
-    global _default
-    with _default_lock:
-        previous, _default = _default, proxy
-    return previous
-
-
-def stop_proxy_server() -> None:
-    """Stop the container's proxy (tests, local reloads); the next `proxy_server()` starts a new one."""
-    global _default
-    with _default_lock:
-        proxy, _default = _default, None
-    if proxy is not None:
-        proxy.stop()
+    return container_proxy().resolver

@@ -94,12 +94,3 @@ def upstream_pool_proxy(name: str) -> PoolProxy:
             proxy = _proxies[name] = PoolProxy(pool)
         proxy.start()
         return proxy
-
-
-def stop_upstream_proxy_servers() -> None:
-    """Stop every pool's egress proxy (tests, a changed configuration); the next use starts them again."""
-    with _lock:
-        proxies = list(_proxies.values())
-        _proxies.clear()
-    for proxy in proxies:
-        proxy.stop()

@@ -104,11 +104,5 @@ def _secret_text(name: str, _bucket: int) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-def clear_upstream_cache() -> None:
-    """Forget parsed pools and secret values (tests change the configuration)."""
-    _parsed.cache_clear()
-    _secret_text.cache_clear()
-
-
 # Requests name a pool with `proxy`: checked against these (webcapture.models.page_actions).
 use_pool_names(lambda: list(upstream_proxies()))

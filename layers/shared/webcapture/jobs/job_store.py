@@ -17,7 +17,6 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -26,8 +25,10 @@ from botocore.exceptions import ClientError
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_client, dynamodb_table, s3_client
+from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import Unauthorized, UsageExceeded
+from webcapture.metering import key_charge
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
 
@@ -63,16 +64,6 @@ def _result_sk(index: int) -> str:
 
 def _wire(values: dict[str, Any]) -> dict[str, Any]:
     return {name: _serializer.serialize(value) for name, value in values.items()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _now_ms() -> int:
@@ -115,7 +106,7 @@ class Job:
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> Job:
-        item = _plain(item)
+        item = from_dynamo(item)
         return cls(
             job_id=item["jobId"],
             user_id=item["userId"],
@@ -158,22 +149,8 @@ def _expiry_epoch(now: datetime, retention: timedelta = RETENTION) -> int:
     return int((now + retention).timestamp())
 
 
-_USABLE = (
-    "attribute_exists(keyHash) AND enabled = :true AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
-)
-_COUNT = "SET requestCount = if_not_exists(requestCount, :zero) + :one, lastRequest = :now"
-
-
 def _key_update(caller: Caller, cost: int, limited: bool, now: str) -> dict[str, Any]:
-    values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1}
-    if limited:
-        expression = _COUNT + ", remaining = remaining - :cost"
-        condition = _USABLE + " AND remaining >= :cost"
-        values[":cost"] = cost
-    else:
-        expression = _COUNT
-        condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
-        values[":null"] = "NULL"
+    expression, condition, values = key_charge(cost, limited=limited, now=now)
     return {
         "Update": {
             "TableName": _keys_table_name(),
@@ -277,7 +254,7 @@ def _key_record(key_hash: str) -> ApiKeyRecord | None:
         .get_item(Key={"keyHash": key_hash}, ConsistentRead=True)
         .get("Item")
     )
-    return None if item is None else ApiKeyRecord(_plain(item))
+    return None if item is None else ApiKeyRecord(from_dynamo(item))
 
 
 def _idempotency_taken(pk: str, moment: datetime) -> bool:
@@ -290,7 +267,7 @@ def idempotency_record(pk: str) -> dict[str, Any] | None:
     item = _table().get_item(Key={"pk": pk, "sk": "idempotency"}, ConsistentRead=True).get("Item")
     if item is None or int(item.get("ttl", 0)) < int(time.time()):
         return None
-    return dict(_plain(item))
+    return dict(from_dynamo(item))
 
 
 def get_job(job_id: str) -> Job | None:
@@ -298,37 +275,38 @@ def get_job(job_id: str) -> Job | None:
     return None if item is None else Job.from_item(item)
 
 
-def mark_running(job_id: str) -> None:
-    """queued -> running, once (the first item to start)."""
+def _update_if(**update: Any) -> bool:
+    """One conditional update_item; False when its condition did not hold (nothing written)."""
     try:
-        _table().update_item(
-            Key={"pk": _pk(job_id), "sk": "job"},
-            UpdateExpression="SET #st = :running, updatedAt = :now",
-            ConditionExpression="#st = :queued",
-            ExpressionAttributeNames={"#st": "status"},
-            ExpressionAttributeValues={":running": "running", ":queued": "queued", ":now": utc_timestamp()},
-        )
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
-
-
-def cancel_job(job_id: str) -> bool:
-    """Mark the job cancelled: items not started are finished as cancelled (and refunded) when their
-    messages come up. False when it had finished already."""
-    try:
-        _table().update_item(
-            Key={"pk": _pk(job_id), "sk": "job"},
-            UpdateExpression="SET #st = :cancelled, updatedAt = :now",
-            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(finishedAt)",
-            ExpressionAttributeNames={"#st": "status"},
-            ExpressionAttributeValues={":cancelled": "cancelled", ":now": utc_timestamp()},
-        )
+        _table().update_item(**update)
     except ClientError as error:
         if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
             raise
         return False
     return True
+
+
+def mark_running(job_id: str) -> None:
+    """queued -> running, once (the first item to start)."""
+    _update_if(
+        Key={"pk": _pk(job_id), "sk": "job"},
+        UpdateExpression="SET #st = :running, updatedAt = :now",
+        ConditionExpression="#st = :queued",
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues={":running": "running", ":queued": "queued", ":now": utc_timestamp()},
+    )
+
+
+def cancel_job(job_id: str) -> bool:
+    """Mark the job cancelled: items not started are finished as cancelled (and refunded) when their
+    messages come up. False when it had finished already."""
+    return _update_if(
+        Key={"pk": _pk(job_id), "sk": "job"},
+        UpdateExpression="SET #st = :cancelled, updatedAt = :now",
+        ConditionExpression="attribute_exists(pk) AND attribute_not_exists(finishedAt)",
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues={":cancelled": "cancelled", ":now": utc_timestamp()},
+    )
 
 
 # ---------------------------------------------------------------- items
@@ -364,16 +342,12 @@ def claim_item(job_id: str, index: int, token: str, hold_ms: int) -> str:
 
 def release_claim(job_id: str, index: int, token: str) -> None:
     """Give the claim up without a result (the item waits its turn and runs later)."""
-    try:
-        _table().update_item(
-            Key={"pk": _pk(job_id), "sk": _item_sk(index)},
-            UpdateExpression="REMOVE claimToken, claimedUntil",
-            ConditionExpression="claimToken = :token AND attribute_not_exists(done)",
-            ExpressionAttributeValues={":token": token},
-        )
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
+    _update_if(
+        Key={"pk": _pk(job_id), "sk": _item_sk(index)},
+        UpdateExpression="REMOVE claimToken, claimedUntil",
+        ConditionExpression="claimToken = :token AND attribute_not_exists(done)",
+        ExpressionAttributeValues={":token": token},
+    )
 
 
 @dataclass(frozen=True)
@@ -488,17 +462,13 @@ def settle(job_id: str) -> Job | None:
     # A job none of whose items completed has failed; a cancelled one stays cancelled.
     final = "cancelled" if job.status == "cancelled" else "failed" if job.completed == 0 else "completed"
     now = utc_timestamp()
-    try:
-        _table().update_item(
-            Key={"pk": _pk(job_id), "sk": "job"},
-            UpdateExpression="SET #st = :final, finishedAt = :now, updatedAt = :now",
-            ConditionExpression="attribute_not_exists(finishedAt)",
-            ExpressionAttributeNames={"#st": "status"},
-            ExpressionAttributeValues={":final": final, ":now": now},
-        )
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
+    if not _update_if(
+        Key={"pk": _pk(job_id), "sk": "job"},
+        UpdateExpression="SET #st = :final, finishedAt = :now, updatedAt = :now",
+        ConditionExpression="attribute_not_exists(finishedAt)",
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues={":final": final, ":now": now},
+    ):
         return None
     job.status, job.finished_at, job.updated_at = final, now, now
     return job

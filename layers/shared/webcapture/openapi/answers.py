@@ -20,6 +20,13 @@ Warning = Field(None, description="Set when the answer is partial or the page wa
                                   "that ran out): what happened, in one sentence.")
 
 
+class _PageMetadata(_Answer):
+    """Where the answer's page was, and when: the first fields of most operations' metadata."""
+
+    url: str
+    timestamp: str
+
+
 class ScreenshotMetadata(_Answer):
     width: int = Field(description="Width of the produced image, in pixels")
     height: int = Field(description="Height of the produced image, in pixels")
@@ -44,9 +51,7 @@ class Link(_Answer):
     text: str
 
 
-class LinksMetadata(_Answer):
-    url: str
-    timestamp: str
+class LinksMetadata(_PageMetadata):
     totalLinks: int
     internalLinks: int
     externalLinks: int
@@ -62,9 +67,7 @@ class LinksData(_Answer):
     warning: str | None = Warning
 
 
-class AiExtractMetadata(_Answer):
-    url: str
-    timestamp: str
+class AiExtractMetadata(_PageMetadata):
     model: str
     fieldsExtracted: int
     inputTokens: int | None = None
@@ -100,9 +103,7 @@ class ContentData(_Answer):
     warning: str | None = Warning
 
 
-class PdfMetadata(_Answer):
-    url: str
-    timestamp: str
+class PdfMetadata(_PageMetadata):
     size: int = Field(description="PDF size in bytes")
     pages: int
     format: Literal["A3", "A4", "A5", "Legal", "Letter", "Tabloid"]

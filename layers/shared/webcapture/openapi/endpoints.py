@@ -71,31 +71,53 @@ class Endpoint:
 
 _BROWSER = tuple(_BROWSER_ERRORS.items())
 
+
+def _web(
+    operation: Operation,
+    summary: str,
+    description: str,
+    data: type[BaseModel],
+    request: type[BaseModel],
+    example: dict[str, object],
+    *,
+    binary_types: tuple[str, ...] = (),
+    stores_files: bool = False,
+    errors: tuple[tuple[int, str], ...] = _BROWSER,
+) -> Endpoint:
+    """An operation on a target URL: POST /v1/web/<operation>, named for it (ai-extract: aiExtract), with
+    the browser's errors unless it says its own."""
+    first, *rest = operation.value.split("-")
+    operation_id = first + "".join(word.capitalize() for word in rest)
+    return Endpoint(
+        "post", f"/v1/web/{operation.value}", operation_id, summary, description, operation, data, request,
+        example, binary_types=binary_types, stores_files=stores_files, errors=errors,
+    )
+
+
 ENDPOINTS: tuple[Endpoint, ...] = (
-    Endpoint(
-        "post", "/v1/web/screenshot", "screenshot", "Screenshot a page",
+    _web(
+        Operation.SCREENSHOT, "Screenshot a page",
         "A png, jpeg or webp of the rendered page. Raw bytes by default; `base64: true` (or "
         "`screenshotOptions.encoding: base64`) answers JSON with the image inline and stores it; "
         "`Accept: application/json` stores it and answers JSON without the image. An image too large to "
         "answer inline is stored and answered with 303 to its permanent URL.",
-        Operation.SCREENSHOT, answers.ScreenshotData, requests.ScreenshotRequest,
+        answers.ScreenshotData, requests.ScreenshotRequest,
         {"url": "https://example.com", "screenshotOptions": {"fullPage": False, "type": "png"}},
         binary_types=IMAGE_TYPES, stores_files=True,
         errors=(*_BROWSER, (400, "INVALID_JSON; URL_NOT_ALLOWED; ACTION_FAILED; ELEMENT_NOT_FOUND: "
                                  "screenshotOptions.selector matched nothing")),
     ),
-    Endpoint(
-        "post", "/v1/web/links", "links", "Every link on the rendered page",
+    _web(
+        Operation.LINKS, "Every link on the rendered page",
         "Absolute http(s) links of the rendered DOM, de-duplicated, in document order, counted as internal "
         "or external.",
-        Operation.LINKS, answers.LinksData, requests.LinksRequest,
-        {"url": "https://example.com", "includeExternal": False}, errors=_BROWSER,
+        answers.LinksData, requests.LinksRequest, {"url": "https://example.com", "includeExternal": False},
     ),
-    Endpoint(
-        "post", "/v1/web/ai-extract", "aiExtract", "Structured data or text from a page, by an AI model",
+    _web(
+        Operation.AI_EXTRACT, "Structured data or text from a page, by an AI model",
         "The page's main content, as Markdown, is given to an OpenAI-compatible model with your prompt; JSON "
         "answers are validated against your JSON Schema.",
-        Operation.AI_EXTRACT, answers.AiExtractData, requests.AiExtractRequest,
+        answers.AiExtractData, requests.AiExtractRequest,
         {"url": "https://example.com", "prompt": "The page's title and its first paragraph",
          "response_format": {"type": "json_schema", "schema": {
              "type": "object", "properties": {"title": {"type": "string"}, "intro": {"type": "string"}}}}},
@@ -105,42 +127,43 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 (503, "AI_NOT_CONFIGURED: no model provider configured; SERVICE_UNAVAILABLE"),
                 (504, "NAVIGATION_TIMEOUT; AI_PROVIDER_TIMEOUT")),
     ),
-    Endpoint(
-        "post", "/v1/web/markdown", "markdown", "The page as Markdown",
+    _web(
+        Operation.MARKDOWN, "The page as Markdown",
         "The rendered page's main content (article or product) as Markdown, with navigation, ads, footers "
         "and comments dropped; `onlyMainContent: false` keeps everything visible. Text hidden from the "
         "reader never appears. Cut to fit one response with metadata.truncated and data.warning.",
-        Operation.MARKDOWN, answers.MarkdownData, requests.MarkdownRequest,
-        {"url": "https://example.com", "onlyMainContent": True}, errors=_BROWSER,
+        answers.MarkdownData, requests.MarkdownRequest,
+        {"url": "https://example.com", "onlyMainContent": True},
     ),
-    Endpoint(
-        "post", "/v1/web/content", "content", "The rendered page's HTML",
+    _web(
+        Operation.CONTENT, "The rendered page's HTML",
         "The main frame's DOM after the page's scripts ran, serialised. Cut to fit one response with "
         "metadata.truncated and data.warning.",
-        Operation.CONTENT, answers.ContentData, requests.ContentRequest,
-        {"url": "https://example.com"}, errors=_BROWSER,
+        answers.ContentData, requests.ContentRequest, {"url": "https://example.com"},
     ),
-    Endpoint(
-        "post", "/v1/web/pdf", "pdf", "The page as a PDF",
+    _web(
+        Operation.PDF, "The page as a PDF",
         "Chromium's PDF of the page. Raw application/pdf by default; `base64: true` answers JSON with the "
         "PDF inline and stores it; `Accept: application/json` stores it and answers JSON without it. Too "
         "large to answer inline: stored, and 303 to its permanent URL. pdfOptions.pageRanges entirely past "
         "the printed document's last page are a 422 after printing (refunded).",
-        Operation.PDF, answers.PdfData, requests.PdfRequest,
+        answers.PdfData, requests.PdfRequest,
         {"url": "https://example.com", "pdfOptions": {"format": "A4", "printBackground": True}},
-        binary_types=("application/pdf",), stores_files=True, errors=_BROWSER),
-    Endpoint(
-        "post", "/v1/web/map", "map", "A site's URLs",
+        binary_types=("application/pdf",), stores_files=True,
+    ),
+    _web(
+        Operation.MAP, "A site's URLs",
         "The URLs of a site from robots.txt `Sitemap:` lines, /sitemap.xml (indexes and gzip included) "
         "and the start page's links, canonicalised and de-duplicated: the start URL first, then the "
         "sitemaps' URLs, then the start page's links. Read over HTTP through the egress guard, without a "
         "browser. A sitemap too large, refused or unreadable is skipped or read in part, with data.warning.",
-        Operation.MAP, answers.MapData, site_requests.MapRequest,
+        answers.MapData, site_requests.MapRequest,
         {"url": "https://example.com", "limit": 500, "sitemap": "include"},
         errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the start URL, or where it redirects, is refused "
                       "by the egress policy"),
                 (502, "NAVIGATION_FAILED: neither the start page nor any sitemap could be reached"),
-                (504, "NAVIGATION_TIMEOUT: resolving the host took the whole time budget"))),
+                (504, "NAVIGATION_TIMEOUT: resolving the host took the whole time budget")),
+    ),
     Endpoint(
         "post", "/v1/files/delete", "deleteFile", "Delete a stored file",
         "The caller's own file only; an unknown id or another user's file answers wasFound false.",
