@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The script-navigation tests under CPU load: one burner process per core keeps every core busy while the
+# The script-navigation tests (synthetic pages, and a real article that leaves for an unresolvable host)
+# under CPU load: one burner process per core keeps every core busy while the
 # tests run COUNT times in a row (20 unless given); stops at the first failing run. The burners are this
 # script's own children, ended by their pids on exit.
 #
@@ -19,7 +20,8 @@ for _ in $(seq "$(nproc)"); do
   burners+=("$!")
 done
 for run in $(seq "$count"); do
-  if ! "$python" -m pytest -q -p no:cacheprovider tests/browser/test_browser_script_navigation.py "$@" >"${TMPDIR:-/tmp}/stress-navigation-$run.log" 2>&1; then
+  if ! "$python" -m pytest -q -p no:cacheprovider tests/browser/test_browser_script_navigation.py \
+      tests/browser/test_browser_article_navigation.py "$@" >"${TMPDIR:-/tmp}/stress-navigation-$run.log" 2>&1; then
     tail -30 "${TMPDIR:-/tmp}/stress-navigation-$run.log"
     echo "run $run of $count failed under load (log: ${TMPDIR:-/tmp}/stress-navigation-$run.log)"
     exit 1
