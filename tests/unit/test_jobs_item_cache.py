@@ -12,6 +12,7 @@ from tests.unit.test_jobs_item_worker import Runs, event_of, links_queue, receiv
 from tests.unit.test_jobs_store import caller_of, jobs_aws, remaining  # noqa: F401
 from webcapture import cache, concurrency
 from webcapture.auth import api_keys
+from webcapture.aws import s3_client
 from webcapture.cached_responses import file_form
 from webcapture.credits import Operation
 from webcapture.jobs import job_store
@@ -20,11 +21,19 @@ from webcapture.jobs.submit import submit_batch
 from webcapture.models.requests import LinksRequest, ScreenshotRequest
 from webcapture.operations.file_answers import FileAnswer
 from webcapture.operations.take_screenshot import stored_screenshot_request
+from webcapture.settings import get_settings
 
 
-def run_job(record: api_keys.ApiKeyRecord, queue: str, operation: Operation, items: list[dict[str, Any]],
-            runner: ItemRunner) -> job_store.Job:
-    job_id = submit_batch(caller_of(record), {"operation": operation.value, "requests": items}, None).job.job_id
+def run_job(
+    record: api_keys.ApiKeyRecord,
+    queue: str,
+    operation: Operation,
+    items: list[dict[str, Any]],
+    runner: ItemRunner,
+) -> job_store.Job:
+    job_id = submit_batch(
+        caller_of(record), {"operation": operation.value, "requests": items}, None
+    ).job.job_id
     messages = receive_all(queue)
     assert len(messages) == len(items)
     name = queue.rsplit("/", 1)[-1]
@@ -39,7 +48,7 @@ def results(job: job_store.Job) -> list[dict[str, Any]]:
     return page
 
 
-def test_an_item_repeated_within_max_age_is_answered_from_the_cache_for_free(links_queue: str) -> None:
+def test_an_item_repeated_within_max_age_is_answered_from_the_cache_for_free(links_queue: str) -> None:  # noqa: F811
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     runs = Runs()
     runner = ItemRunner(Operation.LINKS, runs)
@@ -60,10 +69,12 @@ def test_an_item_repeated_within_max_age_is_answered_from_the_cache_for_free(lin
         assert data == made["data"]
 
 
-def test_a_miss_is_kept_as_the_synchronous_endpoint_keeps_it(links_queue: str) -> None:
+def test_a_miss_is_kept_as_the_synchronous_endpoint_keeps_it(links_queue: str) -> None:  # noqa: F811
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     body = {"url": "https://site.example/b", "maxAge": 600}
-    (made,) = results(run_job(record, links_queue, Operation.LINKS, [body], ItemRunner(Operation.LINKS, Runs())))
+    (made,) = results(
+        run_job(record, links_queue, Operation.LINKS, [body], ItemRunner(Operation.LINKS, Runs()))
+    )
     # The key the synchronous endpoint computes for the same body (webcapture.cached_responses).
     key = cache.cache_key(record.user_id, "links", LinksRequest.model_validate(body))
     hit = cache.lookup(key, 600)
@@ -71,7 +82,7 @@ def test_a_miss_is_kept_as_the_synchronous_endpoint_keeps_it(links_queue: str) -
     assert {k: v for k, v in hit.answer.data.items() if k != "metadata"} == made["data"]
 
 
-def test_other_options_another_user_and_max_age_zero_are_misses(links_queue: str) -> None:
+def test_other_options_another_user_and_max_age_zero_are_misses(links_queue: str) -> None:  # noqa: F811
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     _, other = api_keys.create_key("user-2", "k", remaining=10)
     runs = Runs()
@@ -86,12 +97,14 @@ def test_other_options_another_user_and_max_age_zero_are_misses(links_queue: str
     assert (remaining(record), remaining(other)) == (7, 9)
 
 
-def test_a_hit_takes_no_slot_of_a_full_key(links_queue: str) -> None:
+def test_a_hit_takes_no_slot_of_a_full_key(links_queue: str) -> None:  # noqa: F811
     _, record = api_keys.create_key("user-1", "k", remaining=10, max_concurrency=1)
     item = {"url": "https://site.example/d", "maxAge": 600}
     runs = Runs()
     run_job(record, links_queue, Operation.LINKS, [item], ItemRunner(Operation.LINKS, runs))
-    held = concurrency.Lease(record.key_hash, "sync-request", concurrency.lease_element("sync-request", 2**62))
+    held = concurrency.Lease(
+        record.key_hash, "sync-request", concurrency.lease_element("sync-request", 2**62)
+    )
     concurrency.take(held)
     try:
         job = run_job(record, links_queue, Operation.LINKS, [item], ItemRunner(Operation.LINKS, runs))
@@ -101,23 +114,31 @@ def test_a_hit_takes_no_slot_of_a_full_key(links_queue: str) -> None:
 
 
 def test_a_screenshot_item_shares_the_stored_json_answer_of_the_synchronous_endpoint(
-        jobs_aws: dict[str, str]) -> None:  # noqa: F811
+    jobs_aws: dict[str, str],  # noqa: F811
+) -> None:
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     synchronous = ScreenshotRequest.model_validate({"url": "https://site.example/e", "maxAge": 600})
     # What POST /v1/web/screenshot with `Accept: application/json` kept.
-    stored = {"metadata": {"width": 1280, "timestamp": "2026-01-01T00:00:00.000Z"}, "fileId": "f-1",
-              "permanentUrl": "https://files.example.test/screenshots/f-1.png"}
+    stored = {
+        "metadata": {"width": 1280, "timestamp": "2026-01-01T00:00:00.000Z"},
+        "fileId": "f-1",
+        "permanentUrl": "https://files.example.test/screenshots/f-1.png",
+    }
     form = file_form(synchronous.wants_base64, "application/json", "image/")
-    cache.store(cache.cache_key(record.user_id, "screenshot", synchronous, form), FileAnswer("json", data=stored))
+    cache.store(
+        cache.cache_key(record.user_id, "screenshot", synchronous, form), FileAnswer("json", data=stored)
+    )
 
     def never(caller: Any, request: Any) -> dict[str, Any]:
         raise AssertionError("a hit runs nothing")
 
     runner = ItemRunner(Operation.SCREENSHOT, never, sync_request=stored_screenshot_request, form="json")
     # A job's screenshot is always the stored form, whatever it says about bytes.
-    items = [{"url": "https://site.example/e", "maxAge": 600},
-             {"url": "https://site.example/e", "maxAge": 600, "base64": True},
-             {"url": "https://site.example/e", "maxAge": 600, "screenshotOptions": {"encoding": "base64"}}]
+    items = [
+        {"url": "https://site.example/e", "maxAge": 600},
+        {"url": "https://site.example/e", "maxAge": 600, "base64": True},
+        {"url": "https://site.example/e", "maxAge": 600, "screenshotOptions": {"encoding": "base64"}},
+    ]
     job = run_job(record, jobs_aws["ScreenshotJobsQueue"], Operation.SCREENSHOT, items, runner)
     assert (job.completed, job.credits_cost, remaining(record)) == (3, 0, 10)
     for result in results(job):
@@ -128,10 +149,7 @@ def test_a_screenshot_item_shares_the_stored_json_answer_of_the_synchronous_endp
 
 
 @pytest.mark.parametrize("entry", [b"", b"cut short"])
-def test_an_unreadable_entry_is_a_miss_that_runs(links_queue: str, entry: bytes) -> None:
-    from webcapture.aws import s3_client
-    from webcapture.settings import get_settings
-
+def test_an_unreadable_entry_is_a_miss_that_runs(links_queue: str, entry: bytes) -> None:  # noqa: F811
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     body = {"url": "https://site.example/f", "maxAge": 600}
     key = cache.cache_key(record.user_id, "links", LinksRequest.model_validate(body))
