@@ -3,7 +3,9 @@
 Two pages: the suite's `plain.html`, and a full-page png of about 4.6 MB (`noise-canvas.html`, the largest
 that is still answered inline). A miss renders (a distinct `?run=N` on the URL makes every miss a new
 request); a hit answers the stored entry. Misses and hits alternate, so load from elsewhere falls on both
-alike; medians after a warm-up. Writes docs/benchmarks/cache.md with `--write-docs`.
+alike; medians after a warm-up. The load average before and after goes into the results: other work on the
+machine shows in both sides, but more in the hit's small figure. Writes docs/benchmarks/cache.md with
+`--write-docs`.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ READING = [
 ]
 
 
-def report(results: dict[str, dict[str, Any]], runs: int) -> str:
+def report(results: dict[str, dict[str, Any]], runs: int, load: tuple[tuple[float, ...], ...]) -> str:
     lines = [
         "# Cache: a hit against a miss",
         "",
@@ -100,7 +102,8 @@ def report(results: dict[str, dict[str, Any]], runs: int) -> str:
         f"Target: a hit at most {TARGET}x of a miss.",
         "",
         f"Machine: {platform.platform()}, {os.cpu_count()} cores (shared), "
-        f"Python {platform.python_version()}.",
+        f"Python {platform.python_version()}. Load average (1, 5, 15 min) before: "
+        f"{', '.join(f'{x:.2f}' for x in load[0])}; after: {', '.join(f'{x:.2f}' for x in load[1])}.",
         "",
         "| page | image | miss (median) | hit (median) | hit / miss |",
         "|---|---|---|---|---|",
@@ -121,11 +124,13 @@ def main() -> int:
     api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8"}, demo_credits=10_000)
     try:
         warm(api)
+        before = os.getloadavg()
         results = {name: measure(api, path, extra, args.runs) for name, (path, extra) in CASES.items()}
+        after = os.getloadavg()
     finally:
         api.stop()
         stop_server()
-    text = report(results, args.runs)
+    text = report(results, args.runs, (before, after))
     print(text)
     if args.write_docs:
         DOC.parent.mkdir(parents=True, exist_ok=True)
