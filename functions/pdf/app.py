@@ -16,7 +16,7 @@ from webcapture.credits import Operation
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import PdfRequest
 from webcapture.observability import tracer
-from webcapture.operations.print_pdf import capture_pdf, pdf_job_item
+from webcapture.operations.print_pdf import capture_pdf, pdf_job_item, stored_pdf_request
 
 app = create_resolver()
 
@@ -30,5 +30,7 @@ def pdf() -> Response[Any]:
                            form=file_form(request.base64, accept, CONTENT_TYPE))
 
 
-# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
-lambda_handler = entry_point(app, ItemRunner(Operation.PDF, pdf_job_item))
+# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17); an item
+# shares the cache entry of the stored JSON answer.
+items = ItemRunner(Operation.PDF, pdf_job_item, sync_request=stored_pdf_request, form="json")
+lambda_handler = entry_point(app, items)

@@ -17,7 +17,11 @@ from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
 from webcapture.operations.signed_screenshot import capture_signed_screenshot, signed_request
-from webcapture.operations.take_screenshot import capture_screenshot, screenshot_job_item
+from webcapture.operations.take_screenshot import (
+    capture_screenshot,
+    screenshot_job_item,
+    stored_screenshot_request,
+)
 from webcapture.signing.links import single_values
 
 app = create_resolver()
@@ -44,5 +48,8 @@ def signed_screenshot() -> Response[Any]:
     return response
 
 
-# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
-lambda_handler = entry_point(app, ItemRunner(Operation.SCREENSHOT, screenshot_job_item))
+# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17); an item
+# shares the cache entry of the stored JSON answer.
+items = ItemRunner(Operation.SCREENSHOT, screenshot_job_item,
+                   sync_request=stored_screenshot_request, form="json")
+lambda_handler = entry_point(app, items)

@@ -30,3 +30,12 @@ def jobs_aws(aws_resources: None, settings_env: pytest.MonkeyPatch) -> Iterator[
     settings_env.setenv("WEBHOOKS_QUEUE_URL", urls["WebhooksQueue"])
     get_settings.cache_clear()
     yield urls
+
+
+@pytest.fixture
+def links_queue(jobs_aws: dict[str, str], settings_env: pytest.MonkeyPatch) -> Iterator[str]:
+    """The links operation's job queue, its busy items sent back without delay."""
+    settings_env.setenv("JOBS_QUEUE_LINKS_URL", jobs_aws["LinksJobsQueue"])
+    settings_env.setenv("WEBCAPTURE_JOB_BUSY_DELAY_S", "0")
+    get_settings.cache_clear()
+    yield jobs_aws["LinksJobsQueue"]

@@ -7,14 +7,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from tests.support.dns_server import answering
-from tests.support.jobs_records import caller_of, receive_all, remaining
-from webcapture import concurrency, metering
+from tests.support.jobs_records import Runs, caller_of, event_of, receive_all, remaining
+from webcapture import concurrency
 from webcapture.auth import api_keys
 from webcapture.credits import Operation
 from webcapture.errors import NavigationFailed, ServiceUnavailable
@@ -23,41 +20,6 @@ from webcapture.jobs.item_worker import ItemRunner, handle_records
 from webcapture.jobs.submit import submit_batch
 
 pytest_plugins = ["tests.support.jobs_moto"]
-
-
-class Runs:
-    """A runner that records what it ran (and may fail, or take its time)."""
-
-    def __init__(self, fail: type[Exception] | None = None, hold: threading.Event | None = None) -> None:
-        self.urls: list[str] = []
-        self.fail, self.hold = fail, hold
-        self.lock = threading.Lock()
-
-    def __call__(self, caller: Any, request: Any) -> dict[str, Any]:
-        with metering.metered(caller, 1):  # as every operation does: a slot of the key, no charge here
-            with self.lock:
-                self.urls.append(request.url)
-            if self.hold is not None:
-                self.hold.wait(10)
-            if self.fail is not None:
-                raise self.fail("the page failed")
-            return {"links": [], "url": request.url}
-
-
-def event_of(messages: list[dict[str, Any]], queue: str = "webcapture-local-LinksJobsQueue") -> dict[str, Any]:
-    return {"Records": [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
-                         "attributes": m.get("Attributes", {"ApproximateReceiveCount": "1"}),
-                         "eventSource": "aws:sqs",
-                         "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{queue}"} for m in messages]}
-
-
-@pytest.fixture
-def links_queue(jobs_aws: dict[str, str], settings_env: pytest.MonkeyPatch) -> Iterator[str]:
-    settings_env.setenv("JOBS_QUEUE_LINKS_URL", jobs_aws["LinksJobsQueue"])
-    settings_env.setenv("WEBCAPTURE_JOB_BUSY_DELAY_S", "0")
-    from webcapture.settings import get_settings
-    get_settings.cache_clear()
-    yield jobs_aws["LinksJobsQueue"]
 
 
 def submit(record: api_keys.ApiKeyRecord, count: int, webhook: dict[str, Any] | None = None) -> str:

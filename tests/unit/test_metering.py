@@ -173,3 +173,20 @@ def test_work_finished_after_the_gateway_gave_up_is_refunded(aws_resources: None
         time.sleep(0.3)  # the work runs past the moment API Gateway answers its own 504
     state = stored(record)
     assert state["remaining"] == 10 and state["requestCount"] == 1
+
+
+def test_a_request_counted_ahead_of_its_reservation_is_counted_once(aws_resources: None) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=7)
+    caller = caller_for(record)
+    metering.start_request()
+    with request_scope.scoped(request_scope.RequestScope("counted-ahead", time.monotonic() + 20, None)):
+        metering.count_request(caller)  # beside a cache lookup that missed
+        with metering.metered(caller, 1):
+            pass
+    assert (stored(record)["remaining"], stored(record)["requestCount"]) == (6, 1)
+    metering.start_request()
+    # Another request: counted by its reservation as usual.
+    scope = request_scope.RequestScope("next", time.monotonic() + 20, None)
+    with request_scope.scoped(scope), metering.metered(caller, 1):
+        pass
+    assert (stored(record)["remaining"], stored(record)["requestCount"]) == (5, 2)

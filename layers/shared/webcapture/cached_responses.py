@@ -1,13 +1,17 @@
 """`maxAge` on the HTTP edge (CONTRACT 19): a browser endpoint's answer from the cache, or made and kept.
 
 A hit is answered before anything is metered or launched: no credits reserved (creditsCost 0), no
-concurrency slot, no browser; the request is still counted on the key. Only answers that `produce`
-returns are stored: an error raises, and is never cached.
+concurrency slot, no browser; the request is still counted on the key. The lookup (an S3 GET) and that
+count (an UpdateItem) are independent, so they go out at once and a hit waits for one round trip, not two;
+a miss's reservation then leaves the count out. Only answers that `produce` returns are stored: an error
+raises, and is never cached.
 """
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from typing import Any
 
@@ -24,6 +28,10 @@ from webcapture.operations.file_answers import FileAnswer, prefers_json
 CACHE_HEADER = "X-Cache"
 # A hit's bytes form has no metadata to carry cachedAt; this header does.
 CACHED_AT_HEADER = "X-Cached-At"
+
+
+# One request at a time per container (Lambda): one thread is enough, made once, not per request.
+_LOOKUPS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webcapture-cache-lookup")
 
 
 def file_form(wants_base64: bool, accept: str | None, binary_type: str) -> str:
@@ -43,9 +51,11 @@ def cached_response(app: APIGatewayRestResolver, caller: Caller, operation: Oper
     """The cached answer when `request.maxAge` allows one, else `produce()`'s (kept when maxAge > 0)."""
     key = cache.cache_key(caller.user_id, operation.value, request, form) if request.maxAge > 0 else None
     if key is not None:
-        hit = cache.lookup(key, request.maxAge)
+        # The request scope (its deadline sets the S3 client's timeouts) goes with the lookup.
+        looking = _LOOKUPS.submit(contextvars.copy_context().run, cache.lookup, key, request.maxAge)
+        _count(caller)  # here, in the request's own context: a miss's reservation then skips the count
+        hit = looking.result()
         if hit is not None:
-            _count(caller)
             response = file_response(app, hit.answer, operation, credits_cost=0, large=large)
             response.headers[CACHE_HEADER] = "HIT"
             response.headers[CACHED_AT_HEADER] = hit.cached_at

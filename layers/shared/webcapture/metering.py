@@ -39,6 +39,8 @@ _USABLE = (
     " AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
 )
 _COUNT = "SET requestCount = if_not_exists(requestCount, :zero) + :one, lastRequest = :now"
+# A request counted before its reservation (count_request, beside a cache lookup) is not counted again.
+_COUNTED_AHEAD = "SET lastRequest = :now"
 _NOT_YET_CHARGED = f" AND NOT contains({concurrency.CHARGED}, :request)"
 _MARK = f" ADD {concurrency.CHARGED} :marker"
 
@@ -60,6 +62,9 @@ def prepaid() -> Iterator[None]:
 
 # Whether this request has been counted yet (by a reservation); see count_request.
 _counted: ContextVar[bool] = ContextVar("webcapture_request_counted", default=False)
+# The request id that count_request counted ahead of its reservation: that reservation leaves the count
+# out. An id, not a flag, so that nothing carries over to another request.
+_counted_ahead: ContextVar[str | None] = ContextVar("webcapture_counted_ahead", default=None)
 
 
 @dataclass
@@ -75,23 +80,30 @@ def _table() -> Any:
     return dynamodb_table(get_settings().api_keys_table)
 
 
-def key_charge(cost: int, *, limited: bool, now: str) -> tuple[str, str, dict[str, Any]]:
-    """The update of a key record that counts a request and, for a key with a credit limit, takes `cost`
-    credits: its UpdateExpression, ConditionExpression (a usable key that can pay) and values. Shared by
-    a request's reservation and a job's, which writes it in its own transaction."""
-    values: dict[str, Any] = {":true": True, ":now": now, ":zero": 0, ":one": 1}
+def key_charge(
+    cost: int, *, limited: bool, now: str, counted: bool = False
+) -> tuple[str, str, dict[str, Any]]:
+    """The update of a key record that counts a request (unless it was `counted` already) and, for a key
+    with a credit limit, takes `cost` credits: its UpdateExpression, ConditionExpression (a usable key that
+    can pay) and values. Shared by a request's reservation and a job's, which writes it in its own
+    transaction."""
+    values: dict[str, Any] = {":true": True, ":now": now}
+    expression = _COUNTED_AHEAD if counted else _COUNT
+    if not counted:
+        values.update({":zero": 0, ":one": 1})
     if limited:
         values[":cost"] = cost
-        return _COUNT + ", remaining = remaining - :cost", _USABLE + " AND remaining >= :cost", values
+        return expression + ", remaining = remaining - :cost", _USABLE + " AND remaining >= :cost", values
     # No limit: no `remaining`, or one set to NULL (CONTRACT 3: null means unlimited).
     values[":null"] = "NULL"
     condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
-    return _COUNT, condition, values
+    return expression, condition, values
 
 
 def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: str,
             lease: Lease | None) -> None:
-    expression, condition, values = key_charge(cost, limited=limited, now=now)
+    counted = request_id == _counted_ahead.get()
+    expression, condition, values = key_charge(cost, limited=limited, now=now, counted=counted)
     values.update({":request": request_id, ":marker": {request_id}})
     expression += _MARK
     condition += _NOT_YET_CHARGED
@@ -245,10 +257,12 @@ def start_request() -> None:
 
 
 def count_request(caller: Caller) -> None:
-    """Count a request that failed before any reservation (CONTRACT 3: every authenticated request)."""
+    """Count a request that failed before any reservation (CONTRACT 3: every authenticated request), or
+    one whose cache lookup runs beside the count: its reservation, on a miss, then leaves the count out."""
     if caller.key_hash is None or _counted.get():
         return
     _counted.set(True)
+    _counted_ahead.set(request_scope.request_id())
     now = utc_timestamp()
     # Counting must never turn a 4xx answer into a 500.
     with suppress(ClientError):

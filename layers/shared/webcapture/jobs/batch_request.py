@@ -8,10 +8,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
 from webcapture.credits import Operation
 from webcapture.errors import RequestValidationError
+from webcapture.models.page_control import PageControl
 from webcapture.models.requests import (
     AiExtractRequest,
     ContentRequest,
@@ -32,7 +31,7 @@ MIN_ITEM_TIMEOUT_MS = 1_000
 EVENTS = ("job.completed", "job.failed", "item.completed")
 DEFAULT_EVENTS = ("job.completed", "job.failed")
 
-REQUEST_MODELS: dict[Operation, type[BaseModel]] = {
+REQUEST_MODELS: dict[Operation, type[PageControl]] = {
     Operation.SCREENSHOT: ScreenshotRequest,
     Operation.LINKS: LinksRequest,
     Operation.AI_EXTRACT: AiExtractRequest,

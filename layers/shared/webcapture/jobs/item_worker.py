@@ -6,6 +6,10 @@ and never runs it twice; its result, counters and refund are one transaction. Th
 records to deliver again (`batchItemFailures`, the event source's partial batch response): only the ones
 that met AWS trouble. An item whose key has every `maxConcurrency` slot taken waits: it is sent back with
 a delay and its record acknowledged, so a job never fails an item with a 429.
+
+An item with `maxAge` shares the cache entry of the synchronous request it answers as (CONTRACT 19): a
+fresh entry is its result, looked up before any slot or browser, and its reserved credit is refunded with
+the result; a miss stores its result as the synchronous endpoint would.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from webcapture import aws, metering, request_scope
+from webcapture import aws, cache, metering, request_scope
 from webcapture.auth.caller import Caller
 from webcapture.credits import Operation
 from webcapture.errors import ApiError, ConcurrencyLimitExceeded, RequestValidationError, ServiceUnavailable
@@ -26,7 +30,9 @@ from webcapture.jobs import job_store, webhook_events
 from webcapture.jobs.batch_request import REQUEST_MODELS
 from webcapture.jobs.job_store import Job, Outcome
 from webcapture.jobs.work_queue import ItemMessage, send_item_later
+from webcapture.models.page_control import PageControl
 from webcapture.observability import logger, metrics
+from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
 from webcapture.validation import validate_request
 
@@ -34,13 +40,29 @@ from webcapture.validation import validate_request
 CLAIM_GRACE_MS = 10_000
 
 
+def _as_sent(request: BaseModel) -> BaseModel:
+    return request
+
+
 @dataclass(frozen=True)
 class ItemRunner:
     """What a function does with one item of its operation: the validated request in, the data of its
-    synchronous JSON answer out."""
+    synchronous JSON answer out.
+
+    `sync_request` and `form` name that synchronous answer for the cache: the request as the endpoint
+    would have received it and its answer form (webcapture.cached_responses.file_form). A file endpoint's
+    item is its stored JSON form; the other endpoints answer JSON to the request as sent.
+    """
 
     operation: Operation
     run: Callable[[Caller, Any], dict[str, Any]]
+    sync_request: Callable[[Any], BaseModel] = _as_sent
+    form: str = ""
+
+    def cache_key(self, caller: Caller, request: PageControl) -> cache.CacheKey | None:
+        if request.maxAge <= 0:
+            return None  # maxAge 0 neither reads nor writes the cache
+        return cache.cache_key(caller.user_id, self.operation.value, self.sync_request(request), self.form)
 
     def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]:
         """The SQS event's items (a function that runs none never reaches the job store and queues)."""
@@ -128,12 +150,18 @@ def _caller(job: Job, message: ItemMessage) -> Caller:
 
 
 def _run(job: Job, message: ItemMessage, runner: ItemRunner, budget_ms: float) -> Outcome:
-    model: type[BaseModel] = REQUEST_MODELS[runner.operation]
+    model: type[PageControl] = REQUEST_MODELS[runner.operation]
     scope = request_scope.RequestScope(str(uuid.uuid4()), time.monotonic() + budget_ms / 1000, None)
     with request_scope.scoped(scope), metering.prepaid():
         try:
             request = validate_request(model, message.request)
-            data = runner.run(_caller(job, message), request)
+            caller = _caller(job, message)
+            key = runner.cache_key(caller, request)
+            hit = cache.lookup(key, request.maxAge) if key is not None else None
+            if hit is not None and hit.answer.data is not None:
+                metrics.add_metric(name="JobItem.cached", unit="Count", value=1)
+                return Outcome("completed", data=hit.answer.data, cached=True)
+            data = runner.run(caller, request)
         except ConcurrencyLimitExceeded:
             raise _Wait from None
         except ServiceUnavailable as error:
@@ -149,4 +177,6 @@ def _run(job: Job, message: ItemMessage, runner: ItemRunner, budget_ms: float) -
             return Outcome(
                 "failed", error={"code": "INTERNAL_SERVER_ERROR", "message": "Internal server error"}
             )
+    if key is not None:
+        cache.store(key, FileAnswer("json", data=data))  # never fails the item
     return Outcome("completed", data=data)

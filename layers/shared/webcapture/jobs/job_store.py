@@ -355,10 +355,11 @@ class Outcome:
     status: str  # completed | failed | cancelled
     data: dict[str, Any] | None = None
     error: dict[str, str] | None = None
+    cached: bool = False  # answered from the cache (maxAge, CONTRACT 19): completed, and free
 
     @property
     def refund(self) -> bool:
-        return self.status != "completed"
+        return self.status != "completed" or self.cached
 
 
 def _result_body(job_id: str, index: int, outcome: Outcome) -> dict[str, Any]:

@@ -48,6 +48,12 @@ def capture_pdf(caller: Caller, request: PdfRequest, accept: str | None) -> File
                                 store=lambda: _stored_data(caller, pdf))
 
 
+def stored_pdf_request(request: PdfRequest) -> PdfRequest:
+    """A job's PDF as the synchronous request it answers as: stored, no bytes inline (its answer to
+    `Accept: application/json`, whose cache entry it shares)."""
+    return request.model_copy(update={"base64": False})
+
+
 def pdf_job_item(caller: Caller, request: PdfRequest) -> dict[str, Any]:
     """A job's PDF (CONTRACT 17): always stored, answered as the JSON form (no bytes in a job)."""
-    return capture_pdf(caller, request.model_copy(update={"base64": False}), "application/json").data or {}
+    return capture_pdf(caller, stored_pdf_request(request), "application/json").data or {}

@@ -46,8 +46,13 @@ def capture_screenshot(caller: Caller, request: ScreenshotRequest, accept: str |
                                 store=lambda: _stored_data(caller, shot))
 
 
+def stored_screenshot_request(request: ScreenshotRequest) -> ScreenshotRequest:
+    """A job's screenshot as the synchronous request it answers as: stored, no bytes inline (its answer to
+    `Accept: application/json`, whose cache entry it shares)."""
+    options = request.screenshotOptions.model_copy(update={"encoding": "binary"})
+    return request.model_copy(update={"base64": False, "screenshotOptions": options})
+
+
 def screenshot_job_item(caller: Caller, request: ScreenshotRequest) -> dict[str, Any]:
     """A job's screenshot (CONTRACT 17): always stored, answered as the JSON form (no bytes in a job)."""
-    options = request.screenshotOptions.model_copy(update={"encoding": "binary"})
-    stored_only = request.model_copy(update={"base64": False, "screenshotOptions": options})
-    return capture_screenshot(caller, stored_only, "application/json").data or {}
+    return capture_screenshot(caller, stored_screenshot_request(request), "application/json").data or {}
