@@ -34,6 +34,8 @@ _SIMPLE = re.compile(r"(https?)://([a-z0-9.\-]+(?::[0-9]{1,5})?)(/[a-z0-9/!$&'()
 # What follows a known `scheme://authority` in the common case: the path, query and fragment of _SIMPLE.
 _SIMPLE_REST = re.compile(r"(/[a-z0-9/!$&'()*+,;=:@\-_~.]*)(?:\?([^#\\\s]*))?(?:#.*)?",
                           re.IGNORECASE | re.ASCII | re.DOTALL)
+# The commonest rest: a path alone, nothing in it to quote.
+_SIMPLE_PATH = re.compile(r"/[a-z0-9/!$&'()*+,;=:@\-_~.]*", re.IGNORECASE | re.ASCII)
 # `scheme://authority` exactly as written -> its canonical origin, for spellings _SIMPLE matched and that
 # are valid hosts only: a key is never a prefix of a longer authority, since the next character is "/".
 _KNOWN_PREFIXES: dict[str, str] = {}
@@ -101,7 +103,11 @@ def canonical_url(url: str, *, drop_query: bool = False) -> str | None:
         return None
     # "http://h/" has its first "/" after the authority at 8 or later; "https://h/" at 9 or later.
     cut = url.find("/", 8)
-    known = _KNOWN_PREFIXES.get(url[:cut]) if cut > 0 else None
+    prefix = url[:cut] if cut > 0 else ""
+    known = _KNOWN_PREFIXES.get(prefix)
+    if known is not None and _SIMPLE_PATH.fullmatch(url, cut) is not None and "/." not in url:
+        # No query, no fragment, nothing to quote or resolve: the URL as written after its origin.
+        return url if known == prefix else known + url[cut:]
     if known is not None and (rest := _SIMPLE_REST.fullmatch(url, cut)) is not None:
         path, query = rest.groups()
         if not query or drop_query:
