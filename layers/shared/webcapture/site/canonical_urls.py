@@ -34,8 +34,9 @@ _SIMPLE = re.compile(r"(https?)://([a-z0-9.\-]+(?::[0-9]{1,5})?)(/[a-z0-9/!$&'()
 # What follows a known `scheme://authority` in the common case: the path, query and fragment of _SIMPLE.
 _SIMPLE_REST = re.compile(r"(/[a-z0-9/!$&'()*+,;=:@\-_~.]*)(?:\?([^#\\\s]*))?(?:#.*)?",
                           re.IGNORECASE | re.ASCII | re.DOTALL)
-# The commonest rest: a path alone, nothing in it to quote.
-_SIMPLE_PATH = re.compile(r"/[a-z0-9/!$&'()*+,;=:@\-_~.]*", re.IGNORECASE | re.ASCII)
+# The characters of _SIMPLE's scheme, authority and path: a URL of these alone after a known authority
+# is a path with nothing to quote, no query and no fragment (deleting them, in C, leaves nothing).
+_PATH_BYTES: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/!$&'()*+,;=:@-_~."
 # `scheme://authority` exactly as written -> its canonical origin, for spellings _SIMPLE matched and that
 # are valid hosts only: a key is never a prefix of a longer authority, since the next character is "/".
 _KNOWN_PREFIXES: dict[str, str] = {}
@@ -105,15 +106,16 @@ def canonical_url(url: str, *, drop_query: bool = False) -> str | None:
     cut = url.find("/", 8)
     prefix = url[:cut] if cut > 0 else ""
     known = _KNOWN_PREFIXES.get(prefix)
-    if known is not None and _SIMPLE_PATH.fullmatch(url, cut) is not None and "/." not in url:
-        # No query, no fragment, nothing to quote or resolve: the URL as written after its origin.
-        return url if known == prefix else known + url[cut:]
-    if known is not None and (rest := _SIMPLE_REST.fullmatch(url, cut)) is not None:
-        path, query = rest.groups()
-        if not query or drop_query:
-            return known + (_without_dot_segments(path) if "/." in path else path)
-        canonical = known + _path(path) + _query(query, drop_query)
-        return canonical if len(canonical) <= MAX_URL_CHARS else None
+    if known is not None:
+        if url.isascii() and not url.encode().translate(None, _PATH_BYTES) and "/." not in url:
+            # No query, no fragment, nothing to quote or resolve: the URL as written after its origin.
+            return url if known == prefix else known + url[cut:]
+        if (rest := _SIMPLE_REST.fullmatch(url, cut)) is not None:
+            path, query = rest.groups()
+            if not query or drop_query:
+                return known + (_without_dot_segments(path) if "/." in path else path)
+            canonical = known + _path(path) + _query(query, drop_query)
+            return canonical if len(canonical) <= MAX_URL_CHARS else None
     simple = _SIMPLE.fullmatch(url)
     if simple is not None:
         scheme, authority, path, query = simple.groups()
