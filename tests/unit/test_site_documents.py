@@ -85,6 +85,23 @@ def test_locations_are_every_entrys_loc_in_any_namespace(root: str, entries: lis
     assert read_sitemap(_pieces(body.encode(), piece_bytes), 10_000).locations == expected
 
 
+def test_urls_selected_a_batch_at_a_time_are_those_kept_one_at_a_time() -> None:
+    body = urlset(f"http://a.test/{n}" for n in range(2000)).encode()
+    for max_urls in (1, 150, 10_000):
+        one = read_sitemap(_pieces(body, 5000), max_urls, keep=lambda url: not url.endswith("7"))
+        batches: list[int] = []
+
+        def select(urls: list[str]) -> list[str]:
+            batches.append(len(urls))
+            return [url for url in urls if not url.endswith("7")]
+
+        many = read_sitemap(_pieces(body, 5000), max_urls, select=select)
+        assert many.locations == one.locations and many.stopped == one.stopped
+        assert len(batches) < len(many.locations) or max_urls == 1
+    index = read_sitemap([sitemap_index(["http://a.test/s1.xml"]).encode()], 10, select=lambda urls: [])
+    assert index.locations == ["http://a.test/s1.xml"]  # an index's entries are not the caller's to select
+
+
 def test_a_sitemap_and_an_index() -> None:
     document = read_sitemap(_pieces(urlset(f"http://a.test/{n}" for n in range(5)).encode(), 40), 100)
     assert document.locations == [f"http://a.test/{n}" for n in range(5)] and not document.is_index

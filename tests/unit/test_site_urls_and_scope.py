@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from webcapture.site.canonical_urls import (
     MAX_URL_CHARS,
     canonical_url,
+    canonical_urls,
     host_of,
     origin_of,
     parsed_canonical_url,
@@ -69,6 +70,21 @@ def test_fast_paths_equal_the_parser(scheme: str, host: str, port: str, path: st
     # The first call may meet this spelling of the authority for the first time, the second knows it.
     assert canonical_url(url, drop_query=drop_query) == expected
     assert canonical_url(url, drop_query=drop_query) == expected
+
+
+_plain_urls = st.sampled_from(["http://a.test/x", "http://A.test:80/y/z.html", "https://a.test/~q-_.!$&'()*+,;=:@",
+                               "http://a.test/x\n", "http://a.test/./x", "http://a.test/x?b=1&a=2#f"])
+_batches = st.lists(st.one_of(_plain_urls, st.builds(lambda *parts: "".join(parts), _schemes, st.just("://"),
+                                                      _hosts, _ports, _paths, _queries, _fragments)),
+                    max_size=12)
+
+
+@settings(max_examples=300)
+@given(_batches, st.booleans())
+def test_a_batch_is_canonicalised_as_each_url_alone(urls: list[str], drop_query: bool) -> None:
+    expected = [parsed_canonical_url(url, drop_query=drop_query) for url in urls]
+    assert canonical_urls(urls, drop_query=drop_query) == expected
+    assert canonical_urls(urls, drop_query=drop_query) == expected  # every authority known by now
 
 
 def test_a_known_authority_still_checks_the_rest() -> None:

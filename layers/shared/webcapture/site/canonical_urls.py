@@ -15,6 +15,7 @@ guard uses.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 from urllib.parse import quote
@@ -137,6 +138,26 @@ def canonical_url(url: str, *, drop_query: bool = False) -> str | None:
         return None
     canonical = origin + _path(path or "") + _query(query or "", drop_query)
     return canonical if len(canonical) <= MAX_URL_CHARS else None
+
+
+def canonical_urls(urls: Sequence[str], *, drop_query: bool = False) -> list[str | None]:
+    """canonical_url of each URL, in order. A sitemap's batch of plain URLs on authorities already met is
+    checked in one pass over all of them; then each is its known origin and its path as written."""
+    joined = "\n".join(urls)
+    if (not joined.isascii() or joined.encode().translate(None, _PATH_BYTES + b"\n") or "/." in joined
+            or joined.count("\n") != len(urls) - 1):  # a URL holding a line break is no plain URL
+        return [canonical_url(url, drop_query=drop_query) for url in urls]
+    known_prefixes = _KNOWN_PREFIXES
+    canonicals: list[str | None] = []
+    for url in urls:
+        cut = url.find("/", 8)
+        prefix = url[:cut] if cut > 0 else ""
+        known = known_prefixes.get(prefix)
+        if known is None or len(url) > MAX_URL_CHARS:
+            canonicals.append(canonical_url(url, drop_query=drop_query))
+        else:
+            canonicals.append(url if known == prefix else known + url[cut:])
+    return canonicals
 
 
 def parsed_canonical_url(url: str, *, drop_query: bool = False) -> str | None:

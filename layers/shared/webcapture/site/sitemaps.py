@@ -65,10 +65,21 @@ def _loc_paths(namespaces: frozenset[str]) -> tuple[etree.XPath, etree.XPath]:
     return union("*/"), union("")
 
 
+Select = Callable[[list[str]], list[str]]
+
+
 def _take(document: SitemapDocument, texts: list[str], max_urls: int,
-          keep: Callable[[str], bool] | None) -> bool:
+          keep: Callable[[str], bool] | None, select: Select | None = None) -> bool:
     """Add these `<loc>` texts; True when max_urls is reached."""
     locations = document.locations
+    if select is not None and not document.is_index:
+        chosen = select([text for raw in texts if (text := raw.strip())])
+        room = max_urls - len(locations)
+        locations.extend(chosen[:room])
+        if len(chosen) >= room:
+            document.stopped = True
+            return True
+        return False
     wanted = None if document.is_index else keep
     for raw in texts:
         text = raw.strip()
@@ -80,10 +91,12 @@ def _take(document: SitemapDocument, texts: list[str], max_urls: int,
     return False
 
 
-def read_sitemap(pieces: Iterable[bytes], max_urls: int,
-                 keep: Callable[[str], bool] | None = None) -> SitemapDocument:
+def read_sitemap(pieces: Iterable[bytes], max_urls: int, keep: Callable[[str], bool] | None = None, *,
+                 select: Select | None = None) -> SitemapDocument:
     """The `<loc>`s of a sitemap document fed in pieces; stops after `max_urls` kept ones. `keep` filters
-    page URLs as they are read (a sitemap index's entries are always kept)."""
+    page URLs as they are read (a sitemap index's entries are always kept); `select`, instead, filters
+    them a batch at a time (the URLs of what each piece finished, in order: it answers the ones to keep,
+    in order, and may see a few past `max_urls`)."""
     # Only the root's start is reported, and each namespace declaration; the entries are read from the
     # tree, piece by piece, and freed.
     parser = etree.XMLPullParser(events=("start", "start-ns"), tag=(*_URLSET, *_INDEX),
@@ -113,13 +126,13 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int,
                 every, one = _loc_paths(frozenset(namespaces))
                 texts = every(root)
                 unfinished = len(one(root[-1]))
-                if _take(document, texts[: len(texts) - unfinished], max_urls, keep):
+                if _take(document, texts[: len(texts) - unfinished], max_urls, keep, select):
                     return document
                 del root[: len(root) - 1]  # what was read is freed: the tree stays one entry deep
         parser.close()
         if root is not None:
             every, _ = _loc_paths(frozenset(namespaces))
-            _take(document, every(root), max_urls, keep)
+            _take(document, every(root), max_urls, keep, select)
     except etree.XMLSyntaxError as error:
         if root is None:
             raise SitemapRefused(f"not well-formed XML ({error.msg})") from None
