@@ -8,8 +8,8 @@ and `b=2&a=1` are one page, `a=%31` stays as written.
 
 A sitemap holds up to 50,000 URLs, nearly all of one host in plain ASCII: those take a fast path (one
 regular expression, the host parsed once per spelling, and once a `scheme://authority` spelling is known
-good, only the rest of the URL is matched); anything else goes through the browser-exact parser the egress
-guard uses.
+good, only the rest of the URL is checked, a sitemap's batch at a time); anything else goes through the
+browser-exact parser the egress guard uses.
 """
 
 from __future__ import annotations

@@ -110,7 +110,8 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int, keep: Callable[[str], b
             parser.feed(piece)
             for event, value in parser.read_events():
                 if event == "start-ns":
-                    if value[1]:  # xmlns="" is no namespace
+                    # xmlns="" is no namespace; past the limit, how many more makes no difference.
+                    if value[1] and len(namespaces) <= _MAX_NAMESPACES:
                         namespaces.add(value[1])
                 elif value.getparent() is None and root is None:
                     root = value
