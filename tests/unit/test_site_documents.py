@@ -8,6 +8,9 @@ import time
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lxml import etree
 
 from tests.support.sample_site import BILLION_LAUGHS, gzip_bomb, sitemap_index, urlset
 from webcapture.site.bounded_body import BoundedBody
@@ -47,6 +50,56 @@ def test_broken_gzip_and_deadline() -> None:
     assert broken.broken
     late = BoundedBody([b"x" * 10], 100, deadline=time.monotonic() - 1)
     assert list(late) == [] and late.timed_out
+
+
+# Entries whose `<loc>` is in the sitemap namespace, none, another declared on the root or on the entry
+# (a default one or a prefix), xml's, or nested deeper (an image's, which is not the page's).
+_SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+_locs = st.sampled_from([
+    "<loc>{u}</loc>", "<s:loc>{u}</s:loc>", '<loc xmlns="">{u}</loc>', "<i:loc>{u}</i:loc>",
+    '<loc xmlns="urn:other">{u}</loc>', '<o:loc xmlns:o="urn:o{n}">{u}</o:loc>', "<xml:loc>{u}</xml:loc>",
+    "<i:image><i:loc>{u}.png</i:loc></i:image>", "<lastmod>2024-01-01</lastmod>", "<location>{u}</location>",
+    "<loc>  {u}\n</loc>", "<loc/>",
+])
+_roots = st.sampled_from([
+    f'<urlset xmlns="{_SITEMAP_NS}" xmlns:s="{_SITEMAP_NS}" xmlns:i="urn:image">',
+    '<urlset xmlns:s="urn:s" xmlns:i="urn:image">',
+    '<!DOCTYPE urlset [<!ATTLIST url xmlns:i CDATA #FIXED "urn:fixed">]><urlset xmlns:s="urn:s">',
+])
+
+
+@settings(max_examples=150, deadline=None)
+@given(_roots, st.lists(st.lists(_locs, min_size=1, max_size=3), min_size=1, max_size=30),
+       st.integers(min_value=7, max_value=400), st.integers(min_value=0, max_value=12))
+def test_locations_are_every_entrys_loc_in_any_namespace(root: str, entries: list[list[str]],
+                                                         piece_bytes: int, extra_namespaces: int) -> None:
+    # Many namespaces declared switch the reader to its general test; both must find the same.
+    declared = "".join(f' xmlns:x{n}="urn:x{n}"' for n in range(extra_namespaces))
+    body = root.replace(">", declared + ">", 1) if root.startswith("<urlset") else root.replace(
+        "<urlset ", f"<urlset{declared} ", 1)
+    body += "".join("<url>" + "".join(part.format(u=f"http://a.test/{e}/{p}", n=p) for p, part in
+                                      enumerate(parts)) + "</url>" for e, parts in enumerate(entries))
+    body += "</urlset>"
+    tree = etree.fromstring(body.encode())
+    expected = [text.strip() for text in tree.xpath("*/*[local-name() = 'loc']/text()") if text.strip()]
+    assert read_sitemap(_pieces(body.encode(), piece_bytes), 10_000).locations == expected
+
+
+def test_urls_selected_a_batch_at_a_time_are_those_kept_one_at_a_time() -> None:
+    body = urlset(f"http://a.test/{n}" for n in range(2000)).encode()
+    for max_urls in (1, 150, 10_000):
+        one = read_sitemap(_pieces(body, 5000), max_urls, keep=lambda url: not url.endswith("7"))
+        batches: list[int] = []
+
+        def select(urls: list[str]) -> list[str]:
+            batches.append(len(urls))
+            return [url for url in urls if not url.endswith("7")]
+
+        many = read_sitemap(_pieces(body, 5000), max_urls, select=select)
+        assert many.locations == one.locations and many.stopped == one.stopped
+        assert len(batches) < len(many.locations) or max_urls == 1
+    index = read_sitemap([sitemap_index(["http://a.test/s1.xml"]).encode()], 10, select=lambda urls: [])
+    assert index.locations == ["http://a.test/s1.xml"]  # an index's entries are not the caller's to select
 
 
 def test_a_sitemap_and_an_index() -> None:

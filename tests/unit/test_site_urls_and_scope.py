@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from webcapture.site.canonical_urls import MAX_URL_CHARS, canonical_url, host_of, origin_of, path_of
+from webcapture.site.canonical_urls import (
+    MAX_URL_CHARS,
+    canonical_url,
+    canonical_urls,
+    host_of,
+    origin_of,
+    parsed_canonical_url,
+    path_of,
+)
 from webcapture.site.globs import PathGlobs, matches
 from webcapture.site.scope import Scope, site_host
 
@@ -28,10 +38,64 @@ from webcapture.site.scope import Scope, site_host
         ("http://[::1]:80/", "http://[::1]/"),
         ("http://EXAMPLE.com./", "http://example.com./"),
         ("http://bücher.example/", "http://xn--bcher-kva.example/"),
+        # The authority ends at the first "/", "?" or "#": what follows "@" is the host, escapes decoded.
+        ("http://user@example.com/a", "http://example.com/a"),
+        ("http://ex%41.com:8080/a", "http://exa.com:8080/a"),
     ],
 )
 def test_canonical_spelling(url: str, canonical: str) -> None:
     assert canonical_url(url) == canonical
+
+
+# URLs of the shapes sitemaps and pages hold, and of the shapes that must leave the fast paths: hosts as
+# browsers rewrite them, ports, dot segments, escapes, characters to quote, queries and fragments.
+_schemes = st.sampled_from(["http", "https", "HTTP", "Https", "ftp"])
+_hosts = st.sampled_from(["example.com", "EXAMPLE.com.", "www.Example.com", "a-b.c0.test", "127.0.0.1",
+                          "0x7f.1", "2130706433", "[::1]", "bücher.example", "exa mple.com", "a..b", "",
+                          "user@example.com", "-.test", "ex%41.com"])
+_ports = st.sampled_from(["", ":80", ":443", ":8080", ":0", ":65535", ":65536", ":", ":x"])
+_path_parts = st.sampled_from(["/", "a", "B", "~", ".", "..", "%7e", "%7E", "%", "%zz", "é", " ", "\\",
+                               "!$&'()*+,;=:@", "-_", "\t", "index.html", "//"])
+_paths = st.lists(_path_parts, max_size=8).map(lambda parts: "/" + "".join(parts))
+_queries = st.sampled_from(["", "?", "?b=2&a=1", "?a=%31&&c", "?q=a b", "?x=/?y", "?é=1"])
+_fragments = st.sampled_from(["", "#", "#top", "#a b"])
+
+
+@settings(max_examples=500)
+@given(_schemes, _hosts, _ports, st.one_of(st.just(""), _paths), _queries, _fragments, st.booleans())
+def test_fast_paths_equal_the_parser(scheme: str, host: str, port: str, path: str, query: str,
+                                     fragment: str, drop_query: bool) -> None:
+    url = f"{scheme}://{host}{port}{path}{query}{fragment}"
+    expected = parsed_canonical_url(url, drop_query=drop_query)
+    # The first call may meet this spelling of the authority for the first time, the second knows it.
+    assert canonical_url(url, drop_query=drop_query) == expected
+    assert canonical_url(url, drop_query=drop_query) == expected
+
+
+_plain_urls = st.sampled_from(["http://a.test/x", "http://A.test:80/y/z.html", "https://a.test/~q-_.!$&'()*+,;=:@",
+                               "http://a.test/x\n", "http://a.test/./x", "http://a.test/x?b=1&a=2#f"])
+_batches = st.lists(st.one_of(_plain_urls, st.builds(lambda *parts: "".join(parts), _schemes, st.just("://"),
+                                                      _hosts, _ports, _paths, _queries, _fragments)),
+                    max_size=12)
+
+
+@settings(max_examples=300)
+@given(_batches, st.booleans())
+def test_a_batch_is_canonicalised_as_each_url_alone(urls: list[str], drop_query: bool) -> None:
+    expected = [parsed_canonical_url(url, drop_query=drop_query) for url in urls]
+    assert canonical_urls(urls, drop_query=drop_query) == expected
+    assert canonical_urls(urls, drop_query=drop_query) == expected  # every authority known by now
+
+
+def test_a_known_authority_still_checks_the_rest() -> None:
+    assert canonical_url("http://Example.com:80/a") == "http://example.com/a"
+    assert canonical_url("http://Example.com:80/a b?y=1&x=2#f") == "http://example.com/a%20b?x=2&y=1"
+    assert canonical_url("http://Example.com:80/./a/../b/") == "http://example.com/b/"
+    assert canonical_url("http://Example.com:80/a?y=1&x=2", drop_query=True) == "http://example.com/a"
+    # A longer authority that starts like a known one is not taken for it.
+    assert canonical_url("http://Example.com:8080/a") == "http://example.com:8080/a"
+    assert canonical_url("http://Example.com:80@evil.test/a") == parsed_canonical_url(
+        "http://Example.com:80@evil.test/a")
 
 
 def test_query_dropped_on_request() -> None:

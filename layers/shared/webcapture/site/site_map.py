@@ -20,7 +20,7 @@ from typing import Final, Literal
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationFailed, NavigationTimeout, UrlNotAllowed
 from webcapture.site.bounded_body import BoundedBody
-from webcapture.site.canonical_urls import canonical_url, origin_of
+from webcapture.site.canonical_urls import canonical_url, canonical_urls, origin_of
 from webcapture.site.page_links import page_links
 from webcapture.site.robots import USER_AGENT, fetch_robots
 from webcapture.site.scope import Scope
@@ -97,6 +97,22 @@ class _Gathering:
         found[canonical] = title
         return True
 
+    def add_sitemap_urls(self, urls: list[str]) -> list[str]:
+        """add() of each (no titles), canonicalised as one batch; the ones added, in order."""
+        added: list[str] = []
+        found, limit, own = self.found, self.options.limit, self.own_origin
+        canonicals = canonical_urls(urls, drop_query=self.options.ignore_query_parameters)
+        for url, canonical in zip(urls, canonicals, strict=True):
+            if canonical is None or canonical in found:
+                continue
+            if len(found) >= limit:
+                break
+            if not (own and canonical.startswith(own)) and not self.matches(canonical, ""):
+                continue
+            found[canonical] = ""
+            added.append(url)
+        return added
+
     @property
     def full(self) -> bool:
         return len(self.found) >= self.options.limit
@@ -120,7 +136,7 @@ def _read_sitemap(gathering: _Gathering, url: str) -> list[str]:
         gathering.reached = True
         body = BoundedBody(response.chunks(MAX_SITEMAP_WIRE_BYTES), MAX_SITEMAP_BYTES, gathering.deadline)
         room = max(gathering.options.limit - len(gathering.found), 0)
-        document = read_sitemap(body, max_urls=max(room, 1), keep=gathering.add)
+        document = read_sitemap(body, max_urls=max(room, 1), select=gathering.add_sitemap_urls)
     if body.cut:
         _warn_once(gathering.warnings, f"The sitemap {url} is larger than {MAX_SITEMAP_BYTES // 2**20} MB "
                                        "once inflated; it was read up to there")

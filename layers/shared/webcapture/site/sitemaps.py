@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 from lxml import etree
@@ -38,55 +39,101 @@ def _declares_entities(root: Any) -> bool:
     return dtd is not None and any(True for _ in dtd.iterentities())
 
 
-# The `<loc>` texts of an element's finished entries (all but the last child, which may still be open),
-# and of all of them once the document is closed; strings only, found in C.
-_FINISHED_LOCS = etree.XPath("*[position() < last()]/*[local-name() = 'loc']/text()", smart_strings=False)
+# The `<loc>` texts of an element's entries, and of one entry; strings only, found in C. `<loc>` is
+# matched by its local name, in whatever namespace.
 _ALL_LOCS = etree.XPath("*/*[local-name() = 'loc']/text()", smart_strings=False)
+_ENTRY_LOCS = etree.XPath("*[local-name() = 'loc']/text()", smart_strings=False)
+# The same, as a union of name tests over the namespaces the document declares (and none, and xml's):
+# every element's namespace is one of those, so the union finds what the local-name test finds, in
+# document order, at a third of its cost. Past this many namespaces the local-name test is used.
+_XML_NAMESPACE: Final = "http://www.w3.org/XML/1998/namespace"
+_MAX_NAMESPACES: Final = 8
+
+
+@lru_cache(maxsize=64)
+def _loc_paths(namespaces: frozenset[str]) -> tuple[etree.XPath, etree.XPath]:
+    """(all entries', one entry's) `<loc>` texts for a document declaring `namespaces`."""
+    if len(namespaces) > _MAX_NAMESPACES:
+        return _ALL_LOCS, _ENTRY_LOCS
+    prefixes = {f"n{index}": uri for index, uri in enumerate(sorted(namespaces | {_XML_NAMESPACE}))}
+    names = ["loc", *(f"{prefix}:loc" for prefix in prefixes)]
+
+    def union(step: str) -> etree.XPath:
+        return etree.XPath(" | ".join(f"{step}{name}/text()" for name in names), namespaces=prefixes,
+                           smart_strings=False)
+
+    return union("*/"), union("")
+
+
+Select = Callable[[list[str]], list[str]]
 
 
 def _take(document: SitemapDocument, texts: list[str], max_urls: int,
-          keep: Callable[[str], bool] | None) -> bool:
+          keep: Callable[[str], bool] | None, select: Select | None = None) -> bool:
     """Add these `<loc>` texts; True when max_urls is reached."""
+    locations = document.locations
+    if select is not None and not document.is_index:
+        chosen = select([text for raw in texts if (text := raw.strip())])
+        room = max_urls - len(locations)
+        locations.extend(chosen[:room])
+        if len(chosen) >= room:
+            document.stopped = True
+            return True
+        return False
+    wanted = None if document.is_index else keep
     for raw in texts:
         text = raw.strip()
-        if text and (document.is_index or keep is None or keep(text)):
-            document.locations.append(text)
-            if len(document.locations) >= max_urls:
+        if text and (wanted is None or wanted(text)):
+            locations.append(text)
+            if len(locations) >= max_urls:
                 document.stopped = True
                 return True
     return False
 
 
-def read_sitemap(pieces: Iterable[bytes], max_urls: int,
-                 keep: Callable[[str], bool] | None = None) -> SitemapDocument:
+def read_sitemap(pieces: Iterable[bytes], max_urls: int, keep: Callable[[str], bool] | None = None, *,
+                 select: Select | None = None) -> SitemapDocument:
     """The `<loc>`s of a sitemap document fed in pieces; stops after `max_urls` kept ones. `keep` filters
-    page URLs as they are read (a sitemap index's entries are always kept)."""
-    # Only the root's start is reported; the entries are read from the tree, piece by piece, and freed.
-    parser = etree.XMLPullParser(events=("start",), tag=(*_URLSET, *_INDEX), resolve_entities=False,
-                                 no_network=True, load_dtd=False, huge_tree=False, remove_comments=True,
-                                 remove_pis=True)
+    page URLs as they are read (a sitemap index's entries are always kept); `select`, instead, filters
+    them a batch at a time (the URLs of what each piece finished, in order: it answers the ones to keep,
+    in order, and may see a few past `max_urls`)."""
+    # Only the root's start is reported, and each namespace declaration; the entries are read from the
+    # tree, piece by piece, and freed.
+    parser = etree.XMLPullParser(events=("start", "start-ns"), tag=(*_URLSET, *_INDEX),
+                                 resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                                 remove_comments=True, remove_pis=True)
     document = SitemapDocument()
     root: Any = None
+    namespaces: set[str] = set()
     try:
         for piece in pieces:
             parser.feed(piece)
+            for event, value in parser.read_events():
+                if event == "start-ns":
+                    # xmlns="" is no namespace; past the limit, how many more makes no difference.
+                    if value[1] and len(namespaces) <= _MAX_NAMESPACES:
+                        namespaces.add(value[1])
+                elif value.getparent() is None and root is None:
+                    root = value
+                    # The root has started: any DTD came before it.
+                    if _declares_entities(root):
+                        raise SitemapRefused("the document declares XML entities")
+                    document.is_index = root.tag in _INDEX
             if root is None:
-                for _event, element in parser.read_events():
-                    if element.getparent() is None and root is None:
-                        root = element
-                        # The root has started: any DTD came before it.
-                        if _declares_entities(root):
-                            raise SitemapRefused("the document declares XML entities")
-                        document.is_index = root.tag in _INDEX
-                if root is None:
-                    continue
+                continue
             if len(root) > 1:
-                if _take(document, _FINISHED_LOCS(root), max_urls, keep):
+                # The entries before the last are finished; the last may still be open, so its texts
+                # (the last ones, in document order) wait for the next piece.
+                every, one = _loc_paths(frozenset(namespaces))
+                texts = every(root)
+                unfinished = len(one(root[-1]))
+                if _take(document, texts[: len(texts) - unfinished], max_urls, keep, select):
                     return document
                 del root[: len(root) - 1]  # what was read is freed: the tree stays one entry deep
         parser.close()
         if root is not None:
-            _take(document, _ALL_LOCS(root), max_urls, keep)
+            every, _ = _loc_paths(frozenset(namespaces))
+            _take(document, every(root), max_urls, keep, select)
     except etree.XMLSyntaxError as error:
         if root is None:
             raise SitemapRefused(f"not well-formed XML ({error.msg})") from None
