@@ -53,13 +53,13 @@ class JobResult(_Answer):
 
 
 class WebhookDelivery(_Answer):
-    eventId: str
-    type: str
-    attempt: int
-    at: str
-    ok: bool
-    status: int | None = None
-    error: str | None = None
+    eventId: str = Field(description="The event's id, its webhook-id header: the same on every attempt")
+    type: str = Field(description="job.completed, job.failed or item.completed")
+    attempt: int = Field(description="1 for the first try, counting up with each retry")
+    at: str = Field(description="When the attempt was made (ISO 8601, UTC)")
+    ok: bool = Field(description="The receiver answered 2xx")
+    status: int | None = Field(None, description="The receiver's HTTP status; none when it was not reached")
+    error: str | None = Field(None, description="Why the attempt failed, when it did")
 
 
 class JobWebhook(_Answer):
