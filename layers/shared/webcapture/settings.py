@@ -129,6 +129,8 @@ class Settings:
     jobs_table: str = "Jobs"
     job_queues: tuple[tuple[str, str], ...] = ()  # (operation, queue URL)
     webhooks_queue: str = ""
+    # A crawl's pages (CONTRACT 18): one message per page, on the crawl function's own queue.
+    crawl_queue: str = ""
     # A batch body carries up to 1,000 request bodies: its own size limit (API Gateway allows 10 MB).
     batch_max_body_bytes: int = 1024 * 1024
     # Deliveries of one SQS message before the work function gives its item a failed result (the queue's
@@ -193,6 +195,7 @@ class Settings:
             jobs_table=env("JOBS_TABLE", cls.jobs_table),
             job_queues=_job_queues(),
             webhooks_queue=env("WEBHOOKS_QUEUE_URL", cls.webhooks_queue),
+            crawl_queue=env("CRAWL_QUEUE_URL", cls.crawl_queue),
             batch_max_body_bytes=_int("WEBCAPTURE_BATCH_MAX_BODY_BYTES", cls.batch_max_body_bytes),
             job_max_receives=_int("WEBCAPTURE_JOB_MAX_RECEIVES", cls.job_max_receives),
             job_busy_delay_s=_int("WEBCAPTURE_JOB_BUSY_DELAY_S", cls.job_busy_delay_s),
