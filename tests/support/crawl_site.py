@@ -5,8 +5,8 @@ canary) with a robots.txt of its own.
 
 robots.txt gives our product token its own group: `/private/` disallowed and no Crawl-delay, while the
 `*` group asks for `Crawl-delay: 1`. A crawler reading the group for its own token (RFC 9309) loads the
-500 pages as fast as `maxConcurrency` allows; one that fell back to `*` would take minutes. The paced
-section is another host (PACED_ADDRESS) whose robots.txt asks everyone for a short Crawl-delay.
+500 pages as fast as `maxConcurrency` allows; one that fell back to `*` would take minutes (one page a
+second). How a Crawl-delay paces a host is tested without waiting on it (tests/unit).
 
 The off-site redirect's target is served too (OTHER_ADDRESS), so the redirect completes and is recorded as
 skipped for leaving the site, not as a failed navigation.
@@ -18,9 +18,6 @@ from dataclasses import dataclass, field
 
 from tests.support.sample_site import OTHER_ADDRESS, SITE_ADDRESS, Route, SampleSite, SiteServer, _html
 
-PACED_ADDRESS = "127.0.8.5"
-PACED_DELAY_S = 0.4
-PACED_PAGES = 4
 CALENDAR_MONTHS = 5  # the trap's months within the default maxDepth (5): 2026/01 at depth 1 .. 2026/05
 
 
@@ -34,19 +31,9 @@ def crawl_robots(site: SampleSite) -> Route:
         f"Sitemap: {origin}/sitemaps/to-internal.xml\n").encode(), headers=(("Content-Type", "text/plain"),))
 
 
-def paced_routes() -> dict[str, Route]:
-    """A small site whose robots.txt asks for PACED_DELAY_S between requests: `/` links to each page."""
-    pages = [f"/p{n}.html" for n in range(1, PACED_PAGES)]
-    routes = {"/": _html("Paced", [(path, path) for path in pages])}
-    routes |= {path: _html(f"Paced {path}", []) for path in pages}
-    routes["/robots.txt"] = Route(body=f"User-agent: *\nCrawl-delay: {PACED_DELAY_S}\n".encode(),
-                                  headers=(("Content-Type", "text/plain"),))
-    return routes
-
-
 @dataclass
 class CrawlSite:
-    """The crawl's site, the off-site redirect's target and the paced site, served until `stop`."""
+    """The crawl's site and the off-site redirect's target, served until `stop`."""
 
     canary: str  # host:port of the internal service
     site: SampleSite = field(init=False)
@@ -58,8 +45,7 @@ class CrawlSite:
         routes["/robots.txt"] = crawl_robots(self.site)
         self.main = SiteServer(routes)
         self.other = SiteServer({"/landing": _html("Elsewhere", [])}, address=OTHER_ADDRESS)
-        self.paced = SiteServer(paced_routes(), address=PACED_ADDRESS)
-        self.servers = [self.main, self.other, self.paced]
+        self.servers = [self.main, self.other]
 
     def url(self, path: str) -> str:
         return self.site.url(path)

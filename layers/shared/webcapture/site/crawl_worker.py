@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Final
 
-from webcapture import aws, metering, request_scope
+from webcapture import aws, egress, metering, request_scope
 from webcapture.auth.caller import Caller
 from webcapture.errors import (
     ApiError,
@@ -159,11 +159,23 @@ def _robots(job_id: str, origin: str) -> RobotsRules:
     key = (job_id, origin)
     rules = _robots_seen.get(key)
     if rules is None:
-        rules = fetch_robots(origin, time.monotonic() + ROBOTS_BUDGET_S)
+        rules = _robots_of(origin)
         if len(_robots_seen) >= _ROBOTS_KEPT:
             _robots_seen.pop(next(iter(_robots_seen)))
         _robots_seen[key] = rules
     return rules
+
+
+def _robots_of(origin: str) -> RobotsRules:
+    try:
+        egress.check_target(origin + "/robots.txt")
+    except UrlNotAllowed:
+        # Nothing there will ever be fetched: its pages are recorded, and each is refused when loaded
+        # (URL_NOT_ALLOWED in its result), rather than left out as if the site had asked for it.
+        return RobotsRules()
+    except NavigationFailed:
+        pass  # unresolvable: robots.txt's own fetch fails, and RFC 9309 reads that as "nothing allowed"
+    return fetch_robots(origin, time.monotonic() + ROBOTS_BUDGET_S)
 
 
 def _robots_allow(job_id: str, request: CrawlRequest) -> Callable[[str], bool] | None:
