@@ -11,9 +11,14 @@ addresses and 127.0.0.1 (the webhook receiver), so 127.0.0.3 is as internal as a
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -222,3 +227,28 @@ def test_the_same_idempotency_key_answers_the_same_crawl(api: LocalApi, site: Cr
     assert_envelope_error(other, 409, "IDEMPOTENCY_CONFLICT")
     settled = wait_until_settled(api, first.json()["data"]["jobId"], give_up_s=300)
     assert settled["creditsCost"] == 1 and credits_left(api) == before - 1
+
+
+def webcapture(api: LocalApi, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WEBCAPTURE_API_URL": api.url, "WEBCAPTURE_API_KEY": api.api_key}
+    return subprocess.run([sys.executable, "-m", "webcapture.cli", *args], env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+def test_the_cli_writes_one_file_per_page(api: LocalApi, site: CrawlSite, tmp_path: Path, untouched: None) -> None:
+    run = webcapture(api, "crawl", site.url("/l1/p0.html"), "--max-depth", "1", "--sitemap", "skip",
+                     "--limit", "10", "--wait", "--out", str(tmp_path / "pages"), "--quiet")
+    assert run.returncode == 0, run.stderr
+    written = [Path(line) for line in run.stdout.splitlines()]
+    children = site.site.children["/l1/p0.html"]
+    assert sorted(path.name for path in written) == sorted(
+        ["0000-l1_p0.html.md", *(f"{i:04d}-{p.strip('/').replace('/', '_')}.md"
+                                 for i, p in enumerate(children, start=1))])
+    assert "Text of Page /l1/p0.html at depth 1." in (tmp_path / "pages" / "0000-l1_p0.html.md").read_text()
+    as_json = webcapture(api, "crawl", site.url("/about.html"), "--max-depth", "0", "--format", "markdown",
+                         "--format", "links", "--wait", "--out", str(tmp_path / "json"), "--quiet")
+    assert as_json.returncode == 0, as_json.stderr
+    (page,) = [json.loads(Path(line).read_text()) for line in as_json.stdout.splitlines()]
+    assert page["url"] == site.url("/about.html") and page["links"][0]["url"] == site.url("/")
+    refused = webcapture(api, "crawl", f"http://{CANARY_HOST}:1/", "--quiet")
+    assert refused.returncode == 4 and "URL_NOT_ALLOWED" in refused.stderr

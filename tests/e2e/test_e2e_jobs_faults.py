@@ -11,11 +11,10 @@ import signal
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from localapi.container_worker import process_name
+from tests.support.containers import function_containers
 from tests.support.fixture_server import FixtureHttpServer, get_server
 from tests.support.jobs_client import (
     all_results,
@@ -26,7 +25,6 @@ from tests.support.jobs_client import (
     wait_until_settled,
 )
 from tests.support.local_api import LocalApi, start_local_api
-from webcapture.browser.launch import processes
 
 ITEMS = 200
 KILLS = 12
@@ -44,19 +42,6 @@ def api() -> Iterator[LocalApi]:
     stack.stop()
 
 
-def screenshot_containers(root: int) -> list[int]:
-    name, found, todo = process_name("ScreenshotFunction"), [], [root]
-    while todo:
-        for child in processes.children(todo.pop()):
-            todo.append(child)
-            try:
-                if Path(f"/proc/{child}/comm").read_text().strip() == name:
-                    found.append(child)
-            except OSError:
-                pass
-    return found
-
-
 def test_workers_killed_at_random_leave_one_result_per_item_and_exact_credits(api: LocalApi) -> None:
     site: FixtureHttpServer = get_server()
     before = credits_left(api)
@@ -72,7 +57,7 @@ def test_workers_killed_at_random_leave_one_result_per_item_and_exact_credits(ap
 
     def killer() -> None:
         while len(kills) < KILLS and not stop.wait(rng.uniform(1.5, 3.5)):
-            running = screenshot_containers(api.process.pid)
+            running = function_containers(api.process.pid, "ScreenshotFunction")
             if running:
                 victim = rng.choice(running)
                 try:

@@ -38,6 +38,7 @@ TOOL_ROUTES = {
     "extract": ("/v1/web/ai-extract", set()),
     "pdf": ("/v1/web/pdf", {"base64"}),
     "map": ("/v1/web/map", set()),
+    "crawl": ("/v1/web/crawl", set()),
     "batch": ("/v1/batch", set()),
 }
 # Tools whose input is no request body (a GET's path and query parameters).
