@@ -110,6 +110,14 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
     if claim == "busy":  # another delivery runs it now; look again once it should be done
         send_page_later(body, settings.job_busy_delay_s)
         return
+    if receives > 1:
+        # Whatever this page recorded before may never have been enqueued: enqueue it again, whatever
+        # happens to the page now, or a cancelled or given-up crawl would wait for pages never queued.
+        try:
+            _enqueue_again(message)
+        except Exception:
+            job_store.release_claim(job.job_id, message.index, token)
+            raise
     if job.status == "cancelled":
         outcome = Outcome("cancelled", error={"code": "CANCELLED", "message": "The crawl was cancelled"})
     elif receives > settings.job_max_receives:
@@ -119,7 +127,7 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
         if job.status == "queued":
             job_store.mark_running(job.job_id)
         try:
-            outcome = _crawl(message, receives, budget_ms)
+            outcome = _crawl(message, budget_ms)
         except _Wait as wait:
             job_store.release_claim(job.job_id, message.index, token)
             send_page_later(body, wait.seconds)
@@ -184,10 +192,8 @@ def _robots_allow(job_id: str, request: CrawlRequest) -> Callable[[str], bool] |
     return lambda url: _robots(job_id, origin_of(url)).allowed(url)
 
 
-def _crawl(message: PageMessage, receives: int, budget_ms: float) -> Outcome:
+def _crawl(message: PageMessage, budget_ms: float) -> Outcome:
     request = CrawlRequest.model_validate(message.request)
-    if receives > 1:
-        _enqueue_again(message)
     allow = _robots_allow(message.job_id, request)
     if allow is not None and not allow(message.url):
         return Outcome("failed", error={"code": SKIPPED, "message": "robots.txt disallows this page"})
