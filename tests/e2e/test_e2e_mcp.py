@@ -165,6 +165,13 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
         assert mapped["total"] == len(mapped["links"]) > 1
         assert mapped["links"][0]["url"] == fixtures.url("/links.html")
 
+        crawled = await client.call_tool("crawl", {"url": fixtures.url("/links.html"), "maxDepth": 0,
+                                                   "sitemap": "skip", "limit": 2})
+        assert not crawled.is_error, crawled
+        crawl_job = json.loads(text(crawled))
+        assert (crawl_job["operation"], crawl_job["status"], crawl_job["total"]) == ("crawl", "completed", 1)
+        assert crawl_job["results"][0]["data"]["url"] == fixtures.url("/links.html")
+
         batch = await client.call_tool("batch", {"operation": "markdown", "requests": [
             {"url": fixtures.url("/plain.html")}, {"url": fixtures.url("/scripted.html")}]})
         assert not batch.is_error, batch
