@@ -30,6 +30,7 @@ from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
 from tests.support.sample_site import OTHER_ADDRESS, SITE_ADDRESS  # noqa: E402
 
 DOC = REPO / "docs" / "benchmarks" / "crawl.md"
+TITLE = "# Benchmark: a crawl against a batch of the same pages\n"
 TARGET = 1.2
 
 
@@ -93,8 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     crawl_median, batch_median = statistics.median(crawl_s), statistics.median(batch_s)
     ratio = crawl_median / batch_median
     text = "\n".join([
-        "# Benchmark: a crawl against a batch of the same pages",
-        "",
         "`make bench-crawl` (scripts/bench_crawl.py), over the local API on loopback: the 500-page sample "
         "site (tests/support/crawl_site.py) crawled for Markdown from its home page (`limit` 1,000, "
         f"`sitemap: skip`, `maxConcurrency` {args.workers}), then the same pages as one markdown batch; "
@@ -113,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; the "
         "host is shared, so absolute times move between runs, the ratio much less.",
     ])
-    print(text)
+    print(TITLE + "\n" + text)
     if args.write_docs:
         DOC.parent.mkdir(parents=True, exist_ok=True)
+        if not DOC.exists():
+            DOC.write_text(TITLE, encoding="utf-8")
         write_block("crawl", text, doc=DOC)
         print(f"wrote {DOC.relative_to(REPO)}")
     return 0
