@@ -110,6 +110,12 @@ bench-cold: install
 bench-map: install
 	$(BIN)/python scripts/bench_map.py --write-docs
 
+# The 500-page sample site crawled for Markdown against a batch of the same pages (scripts/bench_crawl.py),
+# into docs/benchmarks/crawl.md.
+.PHONY: bench-crawl
+bench-crawl: install
+	$(BIN)/python scripts/bench_crawl.py --write-docs $(ARGS)
+
 # The warm capture against a baseline build, f538ae6 (scripts/bench_warm.py), into docs/benchmarks.md.
 bench-warm: install
 	$(BIN)/python scripts/bench_warm.py --write-docs

@@ -2,7 +2,7 @@
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import answer, create_resolver, current_caller, entry_point, raw_body
+from webcapture.api import answer, create_resolver, current_caller, entry_point, job_status_url, raw_body
 from webcapture.jobs.idempotency import HEADER
 from webcapture.jobs.submit import submit_batch
 from webcapture.observability import tracer
@@ -10,16 +10,6 @@ from webcapture.settings import get_settings
 from webcapture.validation import parse_json_body
 
 app = create_resolver()
-
-
-def _status_url(job_id: str) -> str:
-    event = app.current_event
-    host = event.headers.get("Host") or event.headers.get("host") or ""
-    context = event.raw_event.get("requestContext") or {}
-    if host.endswith(".amazonaws.com"):  # API Gateway's own address carries the stage in the path
-        return f"https://{host}/{context.get('stage', '')}/v1/jobs/{job_id}"
-    scheme = event.headers.get("X-Forwarded-Proto") or event.headers.get("x-forwarded-proto") or "http"
-    return f"{scheme}://{host}/v1/jobs/{job_id}" if host else f"/v1/jobs/{job_id}"
 
 
 @app.post("/v1/batch")
@@ -33,7 +23,7 @@ def batch() -> Response[str]:
         "jobId": job.job_id,
         "status": job.status,
         "total": job.total,
-        "statusUrl": _status_url(job.job_id),
+        "statusUrl": job_status_url(app, job.job_id),
     }
     # A repeated submit (same Idempotency-Key and body) charges nothing new.
     return answer(app, data, 0 if submitted.repeated else job.reserved, status=202)

@@ -46,7 +46,7 @@ CONSTRUCTORS = {"SecretsProvider": "secretsmanager:GetSecretValue"}
 TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable",
           "signing_secrets_table": "SigningSecretsTable", "jobs_table": "JobsTable"}
 BUCKETS = {"files_bucket": "FilesBucket"}
-QUEUES = {"webhooks_queue": "WebhooksQueue"}
+QUEUES = {"webhooks_queue": "WebhooksQueue", "crawl_queue": "CrawlJobsQueue"}
 JOB_QUEUES_FIELD = "job_queues"  # (operation, URL) of every operation's work queue
 # Operation members (webcapture.credits.Operation) whose batch items have a work queue.
 JOB_QUEUES = {"SCREENSHOT": "ScreenshotJobsQueue", "LINKS": "LinksJobsQueue", "AI_EXTRACT": "AiExtractJobsQueue",

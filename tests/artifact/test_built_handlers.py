@@ -88,7 +88,8 @@ def test_every_function_has_an_event(functions: dict[str, BuiltFunction]) -> Non
                "AiExtractFunction": "ai_extract", "FilesDeleteFunction": "files_delete",
                "ApiKeysListFunction": "api_keys_list", "MethodNotAllowedFunction": "fallback",
                "MarkdownFunction": "markdown", "ContentFunction": "content", "PdfFunction": "pdf",
-               "DocsFunction": "docs", "MapFunction": "map", "BatchFunction": "batch", "JobsFunction": "jobs_get",
+               "DocsFunction": "docs", "MapFunction": "map", "CrawlFunction": "crawl", "BatchFunction": "batch",
+               "JobsFunction": "jobs_get",
                "WebhooksFunction": "webhook_delivery", "WebhookSecretFunction": "webhook_secret",
                "SigningSecretFunction": "signing_secret"}
     assert set(functions) == set(sources), "a function was added or renamed: give it an events/ file here"

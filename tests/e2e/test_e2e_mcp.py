@@ -35,6 +35,7 @@ TOOL_ROUTES = {
     "extract": ("/v1/web/ai-extract", set()),
     "pdf": ("/v1/web/pdf", {"base64"}),
     "map": ("/v1/web/map", set()),
+    "crawl": ("/v1/web/crawl", set()),
     "batch": ("/v1/batch", set()),
 }
 # Tools whose input is no request body (a GET's path and query parameters).
@@ -160,6 +161,13 @@ def test_every_tool_on_fixture_pages(local_api: LocalApi, fake_openai: FakeOpenA
         mapped = json.loads(text(site))
         assert mapped["total"] == len(mapped["links"]) > 1
         assert mapped["links"][0]["url"] == fixtures.url("/links.html")
+
+        crawled = await client.call_tool("crawl", {"url": fixtures.url("/links.html"), "maxDepth": 0,
+                                                   "sitemap": "skip", "limit": 2})
+        assert not crawled.is_error, crawled
+        crawl_job = json.loads(text(crawled))
+        assert (crawl_job["operation"], crawl_job["status"], crawl_job["total"]) == ("crawl", "completed", 1)
+        assert crawl_job["results"][0]["data"]["url"] == fixtures.url("/links.html")
 
         batch = await client.call_tool("batch", {"operation": "markdown", "requests": [
             {"url": fixtures.url("/plain.html")}, {"url": fixtures.url("/scripted.html")}]})

@@ -71,6 +71,8 @@ def test_schemathesis_finds_nothing(fuzzed_api: LocalApi, tmp_path: Path) -> Non
          # A batch's items run after its answer, on the queue: fuzzed, up to 1,000 generated pages each would
          # keep the workers busy long after the run (test_e2e_jobs covers the batch's validation and limits).
          "--exclude-operation-id", "submitBatch",
+         # A crawl likewise (its pages run after the answer; test_e2e_crawl covers its validation and limits).
+         "--exclude-operation-id", "crawl",
          # No example database: a run replays nothing an earlier run stored, and writes nothing into the repo.
          "--generation-database", "none"],
         capture_output=True, text=True, timeout=900, check=False, cwd=tmp_path,

@@ -40,3 +40,12 @@ def test_a_page_gives_its_formats_and_its_links(site: SampleSite) -> None:
     found = discover(markdown_only.links, 0, Scope.of(site.url("/")), drop_query=True)
     assert [url for url, _ in found.follow] == [site.url(path) for path in [
         *site.children["/"], "/about.html", "/private/", "/calendar/2026/01", "/moved"]]
+
+
+def test_the_screenshot_and_the_pages_visible_html_come_back_for_the_worker(site: SampleSite) -> None:
+    request = validate_request(CrawlRequest, {"url": site.url("/"), "formats": ["screenshot", "json"],
+                                              "extract": {"prompt": "the title"}})
+    page = crawl_page(site.url("/about.html"), 1, request)
+    assert page.screenshot is not None and page.screenshot.startswith(b"\x89PNG")
+    assert page.visible_html is not None and "<h1>About</h1>" in page.visible_html
+    assert set(page.data) == {"url", "depth", "statusCode"}  # stored and asked by the worker, not here

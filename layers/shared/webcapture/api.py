@@ -11,7 +11,7 @@ import json
 import uuid
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -27,7 +27,6 @@ from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
-from webcapture.jobs.item_worker import ItemRunner
 from webcapture.observability import logger, metrics, tracer
 from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
@@ -187,12 +186,19 @@ def create_public_resolver() -> APIGatewayRestResolver:
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
+class QueueWork(Protocol):
+    """What a function runs from its SQS event source: a batch's items (jobs.item_worker.ItemRunner) or a
+    crawl's pages (site.crawl_worker.CrawlWorker)."""
+
+    def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]: ...
+
+
 def is_sqs_event(event: dict[str, Any]) -> bool:
     records = event.get("Records")
     return isinstance(records, list) and bool(records) and records[0].get("eventSource") == "aws:sqs"
 
 
-def entry_point(app: APIGatewayRestResolver, items: ItemRunner | None = None) -> LambdaHandler:
+def entry_point(app: APIGatewayRestResolver, items: QueueWork | None = None) -> LambdaHandler:
     """The Lambda handler: the resolver, with the request logged, traced and its metrics flushed. With
     `items`, the same function also runs job items from its SQS event source (CONTRACT 17)."""
 
@@ -206,6 +212,17 @@ def entry_point(app: APIGatewayRestResolver, items: ItemRunner | None = None) ->
         return app.resolve(event, context)
 
     return lambda_handler
+
+
+def job_status_url(app: APIGatewayRestResolver, job_id: str) -> str:
+    """Where a job's status is read (`statusUrl`), absolute on the request's own host."""
+    event = app.current_event
+    host = event.headers.get("Host") or event.headers.get("host") or ""
+    context = event.raw_event.get("requestContext") or {}
+    if host.endswith(".amazonaws.com"):  # API Gateway's own address carries the stage in the path
+        return f"https://{host}/{context.get('stage', '')}/v1/jobs/{job_id}"
+    scheme = event.headers.get("X-Forwarded-Proto") or event.headers.get("x-forwarded-proto") or "http"
+    return f"{scheme}://{host}/v1/jobs/{job_id}" if host else f"/v1/jobs/{job_id}"
 
 
 def request_id(app: APIGatewayRestResolver) -> str:

@@ -165,6 +165,8 @@ class Settings:
     jobs_table: str = _env("JOBS_TABLE", _text, "Jobs")
     job_queues: tuple[tuple[str, str], ...] = ()  # (operation, queue URL)
     webhooks_queue: str = _env("WEBHOOKS_QUEUE_URL", _text, "")
+    # A crawl's pages (CONTRACT 18): one message per page, on the crawl function's own queue.
+    crawl_queue: str = _env("CRAWL_QUEUE_URL", _text, "")
     # A batch body carries up to 1,000 request bodies: its own size limit (API Gateway allows 10 MB).
     batch_max_body_bytes: int = _env("WEBCAPTURE_BATCH_MAX_BODY_BYTES", _int, 1024 * 1024)
     # Deliveries of one SQS message before the work function gives its item a failed result (the queue's

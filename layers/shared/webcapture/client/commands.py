@@ -1,4 +1,4 @@
-"""`webcapture shot|links|extract|markdown|content|pdf|sign|map URL`: the API from a shell.
+"""`webcapture shot|links|extract|markdown|content|pdf|sign|map|crawl URL`: the API from a shell.
 
 Each command turns its flags into the endpoint's JSON body (only the flags given: the API's defaults
 apply otherwise), makes one call, and writes the result: files for images and PDFs, JSON or text on stdout.
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from webcapture.client.crawl import add_crawl_command
 from webcapture.client.http import Answer, CliFailure, call, fetch, progress
 from webcapture.client.jobs import add_job_commands
 from webcapture.client.signed_links import signed_link
@@ -264,6 +265,7 @@ def add_commands(commands: Any) -> None:
     site_map.add_argument("--json", action="store_true", help="the whole answer's data as JSON")
     site_map.add_argument("--quiet", action="store_true", help="no progress on stderr")
     site_map.set_defaults(run=_map)
+    add_crawl_command(commands, where)
 
     pdf = command("pdf", "the page as a PDF file", _pdf)
     pdf.add_argument("-o", "--output", default="page.pdf", help="file to write, or - for stdout")

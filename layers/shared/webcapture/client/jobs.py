@@ -19,7 +19,7 @@ POLL_S = 1.0
 BAR_WIDTH = 30
 
 
-def _where(args: argparse.Namespace) -> tuple[str, str]:
+def where(args: argparse.Namespace) -> tuple[str, str]:
     settings = client_settings()
     api_key = args.api_key or settings.api_key
     if not api_key:
@@ -45,7 +45,7 @@ def read_ndjson(source: TextIO) -> list[dict[str, Any]]:
     return bodies
 
 
-def _data(answer: Answer) -> dict[str, Any]:
+def data_of(answer: Answer) -> dict[str, Any]:
     data = answer.json().get("data")
     if not isinstance(data, dict):
         raise CliFailure("unexpected answer from the API: no data", 7)
@@ -53,7 +53,7 @@ def _data(answer: Answer) -> dict[str, Any]:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    api_url, api_key = _where(args)
+    api_url, api_key = where(args)
     if args.file == "-":
         bodies = read_ndjson(sys.stdin)
     else:
@@ -63,7 +63,7 @@ def _batch(args: argparse.Namespace) -> int:
     if args.webhook:
         body["webhook"] = {"url": args.webhook}
     headers = {"Idempotency-Key": args.idempotency_key} if args.idempotency_key else None
-    accepted = _data(call(api_url, api_key, "/v1/batch", body, headers=headers))
+    accepted = data_of(call(api_url, api_key, "/v1/batch", body, headers=headers))
     if not args.wait:
         print(json.dumps(accepted, indent=2))
         return 0
@@ -72,12 +72,12 @@ def _batch(args: argparse.Namespace) -> int:
 
 
 def _job(args: argparse.Namespace) -> int:
-    api_url, api_key = _where(args)
+    api_url, api_key = where(args)
     return _show(api_url, api_key, args.job_id, wait=args.wait, quiet=args.quiet)
 
 
 def _get(api_url: str, api_key: str, job_id: str, query: str = "") -> dict[str, Any]:
-    return _data(call(api_url, api_key, f"/v1/jobs/{job_id}{query}", None, method="GET"))
+    return data_of(call(api_url, api_key, f"/v1/jobs/{job_id}{query}", None, method="GET"))
 
 
 def progress_bar(job: dict[str, Any]) -> str:
@@ -88,8 +88,9 @@ def progress_bar(job: dict[str, Any]) -> str:
             f"{job['status']}: {job['completed']} completed, {job['failed']} failed")
 
 
-def _show(api_url: str, api_key: str, job_id: str, *, wait: bool, quiet: bool) -> int:
-    """The job with every result (all pages) as JSON on stdout; with wait, once it has ended."""
+def follow(api_url: str, api_key: str, job_id: str, *, wait: bool,
+           quiet: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The job (its last page) and every result; with wait, once it has ended, a progress bar meanwhile."""
     interactive = sys.stderr.isatty()
     job = _get(api_url, api_key, job_id, "?limit=1")
     while wait and job["status"] not in FINAL:
@@ -107,8 +108,13 @@ def _show(api_url: str, api_key: str, job_id: str, *, wait: bool, quiet: bool) -
         page = _get(api_url, api_key, job_id, query)
         results.extend(page["results"])
         if page["next"] is None:
-            break
+            return page, results
         query = f"?limit=100&cursor={page['next']}"
+
+
+def _show(api_url: str, api_key: str, job_id: str, *, wait: bool, quiet: bool) -> int:
+    """The job with every result (all pages) as JSON on stdout; with wait, once it has ended."""
+    page, results = follow(api_url, api_key, job_id, wait=wait, quiet=quiet)
     print(json.dumps({**page, "results": results}, indent=2))
     return 0 if page["status"] != "failed" else 7
 

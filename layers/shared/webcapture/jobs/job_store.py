@@ -139,6 +139,10 @@ class NewJob:
     webhook: dict[str, Any] | None
     idempotency_pk: str | None = None  # the Idempotency-Key's record, written in the same transaction
     body_hash: str = ""
+    # A crawl reserves `limit x cost` while its total grows page by page; a batch, total x cost_each.
+    reserve: int | None = None
+    # More items of the job's partition written in the same transaction (a crawl's start URL).
+    first_items: tuple[dict[str, Any], ...] = ()
 
 
 class AlreadyExists(Exception):
@@ -167,7 +171,7 @@ def create_job(new: NewJob) -> Job:
     key cannot pay for all of it (nothing written then); AlreadyExists when its Idempotency-Key is taken."""
     moment = datetime.now(UTC)
     now = utc_timestamp(moment)
-    cost = new.total * new.cost_each
+    cost = new.reserve if new.reserve is not None else new.total * new.cost_each
     limited = new.caller.key_hash is not None and new.caller.limited
     for _attempt in range(2):
         job_item: dict[str, Any] = {
@@ -202,6 +206,11 @@ def create_job(new: NewJob) -> Job:
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             }
+        ]
+        writes += [
+            {"Put": {"TableName": get_settings().jobs_table, "Item": _wire(extra),
+                     "ConditionExpression": "attribute_not_exists(pk)"}}
+            for extra in new.first_items
         ]
         if new.idempotency_pk is not None:
             writes.append(
@@ -243,9 +252,13 @@ def create_job(new: NewJob) -> Job:
             raise Unauthorized("Authentication required. The API key is disabled or expired.")
         has_limit = record.item.get("remaining") is not None
         if has_limit == limited:
-            raise UsageExceeded(f"Not enough credits for this batch: it costs {cost}")
+            raise UsageExceeded(f"Not enough credits for this {_kind(new)}: it costs {cost}")
         limited = has_limit  # the authorizer's hint was stale; the other form once more
-    raise UsageExceeded(f"Not enough credits for this batch: it costs {cost}")
+    raise UsageExceeded(f"Not enough credits for this {_kind(new)}: it costs {cost}")
+
+
+def _kind(new: NewJob) -> str:
+    return "crawl" if new.operation == "crawl" else "batch"
 
 
 def _key_record(key_hash: str) -> ApiKeyRecord | None:

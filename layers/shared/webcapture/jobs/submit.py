@@ -32,11 +32,11 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
     record_pk = idempotency.record_key(caller.user_id, key) if key is not None else None
     payload_hash = idempotency.body_hash(payload) if key is not None else ""
     if record_pk is not None:
-        earlier = _earlier_job(record_pk, payload_hash)
+        earlier = earlier_job(record_pk, payload_hash)
         if earlier is not None:
             return Submitted(earlier, repeated=True)
     if batch.webhook is not None:
-        _check_webhook_url(batch.webhook.url)
+        check_webhook_url(batch.webhook.url)
     new = NewJob(
         job_id=str(uuid.uuid4()),
         caller=caller,
@@ -51,7 +51,7 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         job = job_store.create_job(new)
     except AlreadyExists:
         assert record_pk is not None
-        earlier = _earlier_job(record_pk, payload_hash)
+        earlier = earlier_job(record_pk, payload_hash)
         if earlier is None:
             raise ServiceUnavailable("The batch could not be created; retry") from None
         return Submitted(earlier, repeated=True)
@@ -79,7 +79,7 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
     return Submitted(job, repeated=False)
 
 
-def _check_webhook_url(url: str) -> None:
+def check_webhook_url(url: str) -> None:
     """400 URL_NOT_ALLOWED, before anything is written, for a webhook the egress policy refuses, or whose
     host does not resolve (no delivery could ever reach it)."""
     try:
@@ -88,7 +88,7 @@ def _check_webhook_url(url: str) -> None:
         raise UrlNotAllowed("The webhook URL's host could not be resolved") from None
 
 
-def _earlier_job(record_pk: str, payload_hash: str) -> Job | None:
+def earlier_job(record_pk: str, payload_hash: str) -> Job | None:
     record = job_store.idempotency_record(record_pk)
     if record is None:
         return None

@@ -142,16 +142,32 @@ BATCH = ToolEntry(
     "operation costs; failed items are refunded.",
     request_schema("/v1/batch"), jobs.start_and_follow("/v1/batch"), read_only=False, path="/v1/batch")
 
+CRAWL = ToolEntry(
+    "crawl", "Crawl a whole site",
+    "Read many pages of one site as an asynchronous job: from url, it follows the site's links (and its "
+    "sitemaps) up to limit pages (default 100, at most 10,000) and maxDepth link hops (default 5), each "
+    "page once, loaded in the browser and answered as formats (markdown by default; links, html, "
+    "screenshot, json with extract {prompt}). includePaths / excludePaths are globs on the path (* within "
+    "a segment, ** across: '/docs/**'), never regular expressions. robots.txt is obeyed. The tool follows "
+    "the crawl and reports its progress; it answers the job's status and first page of results, or, when "
+    "it runs longer than a tool call may, its jobId to look at later with job_status. Use map first to "
+    "see a site's URLs, and crawl to read them. Costs 1 credit a page (6 with json); limit x that is "
+    "reserved and what is not used comes back.",
+    request_schema("/v1/web/crawl"), jobs.start_and_follow("/v1/web/crawl"), read_only=False,
+    path="/v1/web/crawl")
+
 JOB_STATUS = ToolEntry(
     "job_status", "Look at a job",
-    "The status and results of a job started by the batch tool: status (queued, running, completed, "
+    "The status and results of a job started by the batch or crawl tool: status (queued, running, completed, "
     "failed, cancelled), the counts done and failed, and results in index order, limit (1-100, default 50) "
     "at a time; pass the answer's next as cursor for the following page. Free.",
     {"type": "object", "required": ["jobId"], "properties": {
-        "jobId": {"type": "string", "minLength": 1, "description": "the jobId the batch tool answered with"},
+        "jobId": {"type": "string", "minLength": 1,
+                  "description": "the jobId the batch or crawl tool answered with"},
         "limit": {"type": "integer", "minimum": 1, "maximum": 100},
         "cursor": {"type": "string", "description": "the previous answer's next"}}},
     jobs.look_up())
 
-TOOLS: tuple[ToolEntry, ...] = (MARKDOWN, SCREENSHOT, LINKS, EXTRACT, CONTENT, PDF, MAP, BATCH, JOB_STATUS)
+TOOLS: tuple[ToolEntry, ...] = (MARKDOWN, SCREENSHOT, LINKS, EXTRACT, CONTENT, PDF, MAP, CRAWL, BATCH,
+                                JOB_STATUS)
 

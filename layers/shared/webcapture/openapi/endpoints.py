@@ -165,6 +165,26 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 (504, "NAVIGATION_TIMEOUT: resolving the host took the whole time budget")),
     ),
     Endpoint(
+        "post", "/v1/web/crawl", "crawl", "A whole site, as an asynchronous job",
+        "Crawls from the start page (202, then GET statusUrl): each canonical URL once, within `limit`, "
+        "`maxDepth` link hops, the path globs, the site's robots.txt and each host's pace, every page in "
+        "the browser with the page-control fields. `limit x cost` (1 a page, 6 with json) is reserved now "
+        "and what was not used comes back when the crawl ends; a page that fails or is cancelled is "
+        "refunded. Results page by page through GET /v1/jobs/{jobId}; a redirect off the crawl is a result "
+        "with error SKIPPED, a link the egress policy refuses one with URL_NOT_ALLOWED. An "
+        "`Idempotency-Key` header makes a retried submit answer the same crawl, uncharged.",
+        Operation.API_KEYS_LIST, job_models.CrawlAcceptedData, site_requests.CrawlRequest,
+        {"url": "https://example.com", "limit": 200, "maxDepth": 3, "excludePaths": ["/blog/**"],
+         "formats": ["markdown", "links"]},
+        status=202, credits="limit x (1, or 6 with json), reserved; the unused given back at the end",
+        parameters=({"name": "Idempotency-Key", "in": "header", "required": False,
+                     "schema": {"type": "string", "minLength": 1, "maxLength": 255}},),
+        errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the start URL or the webhook URL is refused by the "
+                      "egress policy (nothing reserved)"),
+                (409, "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body"),
+                (429, "USAGE_EXCEEDED: not enough credits for limit x cost; TOO_MANY_REQUESTS"),
+                (503, "AI_NOT_CONFIGURED: json asked for and no AI model is configured"))),
+    Endpoint(
         "post", "/v1/files/delete", "deleteFile", "Delete a stored file",
         "The caller's own file only; an unknown id or another user's file answers wasFound false.",
         Operation.FILES_DELETE, answers.FileDeleteData, requests.FileDeleteRequest,

@@ -45,11 +45,20 @@ class BatchAcceptedData(_Answer):
     statusUrl: str = Field(description="GET it for the job's status and results")
 
 
+class CrawlAcceptedData(_Answer):
+    jobId: str
+    status: Literal["queued"]
+    total: int = Field(description="Pages recorded so far: the start page; it grows as links are found")
+    statusUrl: str = Field(description="GET it for the crawl's status and its pages' results")
+
+
 class JobResult(_Answer):
     index: int
     status: Literal["completed", "failed", "cancelled"]
-    data: dict[str, Any] | None = Field(None, description="What the endpoint's synchronous JSON answer holds")
-    error: dict[str, Any] | None = Field(None, description="{code, message}")
+    data: dict[str, Any] | None = Field(None, description=(
+        "What the endpoint's synchronous JSON answer holds; a crawl's page: {url, depth, statusCode, "
+        "markdown?, links?, html?, screenshot: {permanentUrl, fileId}?, json?}"))
+    error: dict[str, Any] | None = Field(None, description="{code, message}; a crawl's page adds its url")
 
 
 class WebhookDelivery(_Answer):
@@ -71,7 +80,7 @@ class JobWebhook(_Answer):
 
 class JobData(_Answer):
     jobId: str
-    operation: JobOperation
+    operation: JobOperation | Literal["crawl"]
     status: Literal["queued", "running", "completed", "failed", "cancelled"]
     total: int
     completed: int

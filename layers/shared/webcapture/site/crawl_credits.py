@@ -1,59 +1,88 @@
 """A crawl's credits (CONTRACT 18): `limit x cost` reserved when it is submitted, what was not used given
 back once when it ends.
 
-The reservation is metering's one conditional write (enough credits, key usable), marked with the crawl's
-own id in the key's `chargedRequests`; the settlement adds the unused credits back and removes that mark
-in one conditional write that requires the mark, so settling twice (a retried write, two workers both
-seeing the crawl end) gives back once. Pages are never charged one by one: what a crawl costs is the pages
-it recorded (each canonical URL once, site.crawl_store) times the cost of a page, so a page delivered twice
-cannot cost twice.
+The reservation is the job store's: the job, its start page and the key's charge are one transaction
+(webcapture.jobs.job_store.create_job with `reserve`), so a crawl that could not be paid for leaves nothing
+behind. The crawl's pages are its job's items: a page that fails or is cancelled is refunded in the
+transaction that writes its result, as a batch's item is, so a page delivered twice is charged once. What
+is left, the pages the crawl never found, `(reserved - total x cost)`, goes back in the same transaction
+that gives the job its final status; that write requires the job not to have finished, so settling twice
+(a retried write, two workers both seeing the crawl end) gives back once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from boto3.dynamodb.types import TypeSerializer
 from botocore.exceptions import ClientError
 
-from webcapture.auth.caller import Caller
-from webcapture.aws import dynamodb_table
-from webcapture.metering import Reservation, reserve
+from webcapture.aws import dynamodb_client
+from webcapture.envelopes import utc_timestamp
+from webcapture.jobs.job_store import Job, get_job
 from webcapture.settings import get_settings
 
-
-def crawl_marker(job_id: str) -> str:
-    return f"crawl:{job_id}"
+_serializer = TypeSerializer()
 
 
-def reserve_crawl(caller: Caller, job_id: str, limit: int, page_cost: int) -> Reservation:
-    """Take `limit x page_cost` now (429 USAGE_EXCEEDED when the key has less: nothing is queued then)."""
-    return reserve(caller, limit * page_cost, request_id=crawl_marker(job_id))
+def _wire(values: dict[str, Any]) -> dict[str, Any]:
+    return {name: _serializer.serialize(value) for name, value in values.items()}
 
 
-def unused_credits(reserved: int, pages_crawled: int, page_cost: int) -> int:
-    return max(reserved - pages_crawled * page_cost, 0)
+def unused_credits(reserved: int, pages: int, page_cost: int) -> int:
+    """What a crawl that recorded `pages` pages did not use of its reservation."""
+    return max(reserved - pages * page_cost, 0)
 
 
-def settle_crawl(reservation: Reservation, pages_crawled: int, page_cost: int) -> int:
-    """Give back what the crawl did not use, once; the credits given back (0 when settled before)."""
-    if reservation.key_hash is None:
-        return 0  # a session token: nothing was taken
-    unused = unused_credits(reservation.cost, pages_crawled, page_cost) if reservation.charged else 0
-    values: dict[str, Any] = {":marker": {reservation.request_id}, ":request": reservation.request_id}
-    expression = "DELETE chargedRequests :marker"
-    if unused:
-        expression = "SET remaining = remaining + :unused " + expression
-        values[":unused"] = unused
+def _final_status(job: Job) -> str:
+    # As a batch: no completed page is a failed crawl; a cancelled one stays cancelled.
+    return "cancelled" if job.status == "cancelled" else "failed" if job.completed == 0 else "completed"
+
+
+def settle_crawl(job_id: str) -> Job | None:
+    """Once every recorded page has its result: the crawl's final status and its unused credits given
+    back, in one transaction. The one call that does so gets the job back (and sends its webhook), every
+    other gets None."""
+    job = get_job(job_id)
+    if job is None or job.finished_at is not None or job.done < job.total:
+        return None
+    settings = get_settings()
+    final, now = _final_status(job), utc_timestamp()
+    unused = unused_credits(job.reserved, job.total, job.cost_each)
+    finish = {"Update": {
+        "TableName": settings.jobs_table,
+        "Key": _wire({"pk": f"job#{job_id}", "sk": "job"}),
+        "UpdateExpression": "SET #st = :final, finishedAt = :now, updatedAt = :now ADD refunded :unused",
+        # The total read is still the total: no page was recorded meanwhile.
+        "ConditionExpression": "attribute_not_exists(finishedAt) AND #t = :total",
+        "ExpressionAttributeNames": {"#st": "status", "#t": "total"},
+        "ExpressionAttributeValues": _wire({":final": final, ":now": now, ":unused": unused,
+                                            ":total": job.total}),
+    }}
+    writes: list[dict[str, Any]] = [finish]
+    if unused and job.charged and job.key_hash:
+        writes.append({"Update": {
+            "TableName": settings.api_keys_table,
+            "Key": _wire({"keyHash": job.key_hash}),
+            "UpdateExpression": "SET remaining = remaining + :unused",
+            "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
+            "ExpressionAttributeValues": _wire({":unused": unused, ":number": "N"}),
+        }})
     try:
-        dynamodb_table(get_settings().api_keys_table).update_item(
-            Key={"keyHash": reservation.key_hash},
-            UpdateExpression=expression,
-            ConditionExpression="contains(chargedRequests, :request)",
-            ExpressionAttributeValues=values,
-        )
+        dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
     except ClientError as error:
-        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+        if error.response["Error"]["Code"] != "TransactionCanceledException":
             raise
-        return 0
-    reservation.refunded = True
-    return unused
+        reasons = error.response.get("CancellationReasons") or []
+        if len(writes) == 1 or not reasons or reasons[0].get("Code") == "ConditionalCheckFailed":
+            return None  # settled by another call, or a page was recorded meanwhile
+        # The key was deleted or lost its credit limit: nothing to give back to; the job still ends.
+        try:
+            dynamodb_client().transact_write_items(TransactItems=[finish])  # type: ignore[list-item]
+        except ClientError as again:
+            if again.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+            return None
+    job.status, job.finished_at, job.updated_at = final, now, now
+    job.refunded += unused
+    return job

@@ -3,7 +3,9 @@ wants from it: the result's text formats (markdown, links, html) and the links t
 
 The links are read first, from the whole rendered DOM (a menu hidden until hovered still links to pages of
 the site); the Markdown after, from the page with what a reader cannot see removed, as POST /v1/web/markdown
-makes it. Screenshots and json (stored files, the AI step) are the job worker's, on top of this.
+makes it. The screenshot (the viewport as PNG, taken before anything is removed) and the page as the AI
+step reads it come back as they are: storing the one and asking the model about the other are the crawl
+worker's.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class CrawledPage:
     links: list[str]  # every link of the rendered page, absolute, in document order
     data: dict[str, Any] = field(default_factory=dict)  # the result's formats (markdown, links, html)
     warnings: tuple[str, ...] = ()
+    screenshot: bytes | None = None  # PNG, with the screenshot format
+    visible_html: str | None = None  # what the reader sees, with the json format (ai-extract's input)
 
 
 def crawl_page(url: str, depth: int, request: CrawlRequest) -> CrawledPage:
@@ -43,11 +47,14 @@ def crawl_page(url: str, depth: int, request: CrawlRequest) -> CrawledPage:
             data["links"] = [{"url": link, "text": text} for link, text in zip(urls, texts, strict=True)]
         if "html" in formats:
             data["html"] = well_formed(page.content())
-        if "markdown" in formats:
+        screenshot = page.screenshot(type="png") if "screenshot" in formats else None
+        visible: str | None = None
+        if "markdown" in formats or "json" in formats:
             page.evaluate(REMOVE_INVISIBLE_JS)
-            serialized = page.evaluate(SERIALIZE_JS, limit)
-            data["markdown"] = markdown_of(well_formed(str(serialized["html"])), page.url,
-                                           request.onlyMainContent)
-        return CrawledPage(page.url, loaded.status_code, urls, data, tuple(loaded.warnings))
+            visible = well_formed(str(page.evaluate(SERIALIZE_JS, limit)["html"]))
+        if "markdown" in formats and visible is not None:
+            data["markdown"] = markdown_of(visible, page.url, request.onlyMainContent)
+        return CrawledPage(page.url, loaded.status_code, urls, data, tuple(loaded.warnings), screenshot,
+                           visible if "json" in formats else None)
 
     return with_loaded_page(url, 0, capture, control=request)

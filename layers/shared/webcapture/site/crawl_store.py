@@ -1,11 +1,11 @@
 """A crawl's shared state in the jobs table (partition `pk = job#<jobId>`), for workers that never talk to
 each other: which URLs were found, and how busy each host is.
 
-- `sk = url#<sha256 of the canonical URL>`: written once, with a condition that it is not there yet. The
-  worker whose write succeeds enqueues the page; every other discovery of that URL (from another page,
-  another worker, a message delivered twice) fails the condition and enqueues nothing. So each canonical
-  URL is crawled at most once, and the count of such items is the crawl's size, which `limit` caps
-  (`claim_url` refuses beyond it, in the same conditional write on the job's counter).
+- `sk = url#<sha256 of the canonical URL>`: written once, with a condition that it is not there yet, and
+  the page's result index. The worker whose write succeeds enqueues the page; every other discovery of
+  that URL (from another page, another worker, a message delivered twice) fails the condition and
+  enqueues nothing. So each canonical URL is crawled at most once, and the count of such items is the
+  job's `total`, which `limit` caps (`claim_urls` moves it in the same transaction).
 - `sk = host#<host>`: the host's pages loading now (a set of `<expiry ms>:<lease>` elements, so a
   worker killed mid-page frees its slot when the lease expires) and when the next may start
   (`nextStartMs`), taken and released with conditional updates following site.host_pace's rules.
@@ -21,9 +21,19 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from webcapture.aws import dynamodb_client, dynamodb_table
+from webcapture.settings import get_settings
 from webcapture.site.host_pace import MIN_WAIT_S, HostPace
 
 JOB_SK = "job"
+
+
+def _table_name() -> str:
+    return get_settings().jobs_table
+
+
+def _table() -> Any:
+    return dynamodb_table(get_settings().jobs_table)
 
 
 def job_pk(job_id: str) -> str:
@@ -43,33 +53,130 @@ def _failed_condition(error: ClientError) -> bool:
     )
 
 
-def claim_url(client: Any, table_name: str, job_id: str, canonical: str, depth: int, limit: int,
-              ttl: int) -> bool:
-    """Record a discovered URL, once, within `limit`: True when this call recorded it (enqueue it then),
-    False when it was found before or the crawl is full. One transaction: the URL's item (absent before)
-    and the job's `discovered` counter (below `limit`)."""
-    try:
-        client.transact_write_items(TransactItems=[
+# DynamoDB's limit on the items of one transaction; one of them is the job's counter.
+_MAX_TRANSACTION_ITEMS = 100
+_BATCH_GET_KEYS = 100
+# Claims lost to other workers' (the job's counter moved) before this worker gives up and is retried.
+_MAX_ATTEMPTS = 50
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A page this worker recorded: its result's index, and the message it must enqueue."""
+
+    index: int
+    url: str
+    depth: int
+
+
+def _job_total(job_id: str) -> int | None:
+    item = dynamodb_client().get_item(
+        TableName=_table_name(), Key={"pk": {"S": job_pk(job_id)}, "sk": {"S": JOB_SK}}, ConsistentRead=True,
+        ProjectionExpression="#t", ExpressionAttributeNames={"#t": "total"}).get("Item")
+    if item is None:
+        return None
+    return int(item.get("total", {}).get("N", "0"))
+
+
+def _known(job_id: str, urls: list[str]) -> set[str]:
+    """The URLs among these recorded before (one read per 100; what DynamoDB leaves unread counts as new,
+    and the claim's own condition still keeps it to one)."""
+    known: set[str] = set()
+    table_name = _table_name()
+    by_key = {url_sk(url): url for url in urls}
+    keys = list(by_key)
+    for start in range(0, len(keys), _BATCH_GET_KEYS):
+        chunk = keys[start : start + _BATCH_GET_KEYS]
+        answer = dynamodb_client().batch_get_item(RequestItems={table_name: {
+            "Keys": [{"pk": {"S": job_pk(job_id)}, "sk": {"S": key}} for key in chunk],
+            "ProjectionExpression": "sk",
+        }})
+        known |= {by_key[item["sk"]["S"]] for item in answer.get("Responses", {}).get(table_name, [])}
+    return known
+
+
+def claim_urls(job_id: str, found: list[tuple[str, int]], *, limit: int, ttl: int,
+               parent: int) -> list[Claimed]:
+    """Record discovered URLs (canonical, depth), each once across every worker, within `limit`: the ones
+    this call recorded, each with the next free result index (enqueue them). One transaction per chunk:
+    the URLs' items (absent before) and the job's `total` moved from the value read to that plus the
+    chunk, so indexes are never given twice and `total` counts exactly the pages the crawl will have.
+    `parent` (the index of the page that found them) lets a redelivery of that page enqueue them again."""
+    pending = list(dict.fromkeys(found))
+    if not pending:
+        return []
+    known = _known(job_id, [url for url, _ in pending])
+    pending = [(url, depth) for url, depth in pending if url not in known]
+    claimed: list[Claimed] = []
+    attempts = 0
+    while pending:
+        total = _job_total(job_id)
+        if total is None or total >= limit:
+            break
+        attempts += 1
+        if attempts > _MAX_ATTEMPTS:
+            raise RuntimeError("claims kept losing to other workers; the page is delivered again")
+        chunk = pending[: min(_MAX_TRANSACTION_ITEMS - 1, limit - total)]
+        writes: list[dict[str, Any]] = [
             {"Put": {
-                "TableName": table_name,
-                "Item": {"pk": {"S": job_pk(job_id)}, "sk": {"S": url_sk(canonical)},
-                         "url": {"S": canonical}, "depth": {"N": str(depth)}, "ttl": {"N": str(ttl)}},
+                "TableName": _table_name(),
+                "Item": {"pk": {"S": job_pk(job_id)}, "sk": {"S": url_sk(url)}, "url": {"S": url},
+                         "depth": {"N": str(depth)}, "index": {"N": str(total + offset)},
+                         "parent": {"N": str(parent)}, "ttl": {"N": str(ttl)}},
                 "ConditionExpression": "attribute_not_exists(pk)",
-            }},
-            {"Update": {
-                "TableName": table_name,
-                "Key": {"pk": {"S": job_pk(job_id)}, "sk": {"S": JOB_SK}},
-                "UpdateExpression": "ADD discovered :one",
-                "ConditionExpression": "attribute_exists(pk) AND (attribute_not_exists(discovered)"
-                                       " OR discovered < :limit)",
-                "ExpressionAttributeValues": {":one": {"N": "1"}, ":limit": {"N": str(limit)}},
-            }},
-        ])
-    except ClientError as error:
-        if _failed_condition(error):
-            return False
-        raise
-    return True
+            }}
+            for offset, (url, depth) in enumerate(chunk)
+        ]
+        writes.append({"Update": {
+            "TableName": _table_name(),
+            "Key": {"pk": {"S": job_pk(job_id)}, "sk": {"S": JOB_SK}},
+            "UpdateExpression": "SET #t = :next",
+            "ConditionExpression": "attribute_exists(pk) AND #t = :total",
+            "ExpressionAttributeNames": {"#t": "total"},
+            "ExpressionAttributeValues": {":next": {"N": str(total + len(chunk))},
+                                          ":total": {"N": str(total)}},
+        }})
+        try:
+            dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
+        except ClientError as error:
+            if not _failed_condition(error):
+                raise
+            taken = _taken(job_id, chunk, error)
+            pending = [(url, depth) for url, depth in pending if url not in taken]
+            continue
+        claimed += [Claimed(total + offset, url, depth) for offset, (url, depth) in enumerate(chunk)]
+        pending = pending[len(chunk):]
+    return claimed
+
+
+def _taken(job_id: str, chunk: list[tuple[str, int]], error: ClientError) -> set[str]:
+    """The chunk's URLs another worker recorded first (from the cancellation reasons, else read)."""
+    reasons = error.response.get("CancellationReasons") or []
+    if len(reasons) == len(chunk) + 1:
+        return {url for (url, _), reason in zip(chunk, reasons, strict=False)
+                if reason.get("Code") == "ConditionalCheckFailed"}
+    return _known(job_id, [url for url, _ in chunk])
+
+
+def claimed_by(job_id: str, parent: int) -> list[Claimed]:
+    """What the page `parent` recorded: a redelivery of it enqueues them again, since the worker that
+    recorded them may have died before it enqueued them (a page's second message runs nothing twice)."""
+    found: list[Claimed] = []
+    arguments: dict[str, Any] = {
+        "TableName": _table_name(),
+        "KeyConditionExpression": "pk = :pk AND begins_with(sk, :url)",
+        "FilterExpression": "parent = :parent",
+        "ExpressionAttributeValues": {":pk": {"S": job_pk(job_id)}, ":url": {"S": "url#"},
+                                      ":parent": {"N": str(parent)}},
+        "ConsistentRead": True,
+    }
+    while True:
+        answer = dynamodb_client().query(**arguments)
+        found += [Claimed(int(item["index"]["N"]), item["url"]["S"], int(item["depth"]["N"]))
+                  for item in answer.get("Items", [])]
+        if "LastEvaluatedKey" not in answer:
+            return sorted(found, key=lambda claimed: claimed.index)
+        arguments["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
 @dataclass
@@ -82,12 +189,12 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def enter_host(table: Any, job_id: str, host: str, pace: HostPace, lease_s: float) -> HostLease | float:
+def enter_host(job_id: str, host: str, pace: HostPace, lease_s: float) -> HostLease | float:
     """Take a slot of `host` for one page: the lease, or the seconds to wait before asking again."""
     now = _now_ms()
     element = f"{now + int(lease_s * 1000)}:{uuid.uuid4()}"
     try:
-        table.update_item(
+        _table().update_item(
             Key={"pk": job_pk(job_id), "sk": f"host#{host}"},
             UpdateExpression="ADD leases :lease SET nextStartMs = :next",
             ConditionExpression="(attribute_not_exists(leases) OR size(leases) < :max)"
@@ -100,26 +207,26 @@ def enter_host(table: Any, job_id: str, host: str, pace: HostPace, lease_s: floa
         if not _failed_condition(error):
             raise
         item: dict[str, Any] = error.response.get("Item") or {}  # type: ignore[assignment]
-        return _wait_s(table, job_id, host, item, pace, now)
+        return _wait_s(job_id, host, item, pace, now)
     return HostLease(host, element)
 
 
-def _wait_s(table: Any, job_id: str, host: str, item: dict[str, Any], pace: HostPace, now: int) -> float:
+def _wait_s(job_id: str, host: str, item: dict[str, Any], pace: HostPace, now: int) -> float:
     next_start = int(item.get("nextStartMs", {}).get("N", "0"))
     if next_start > now:
         return max((next_start - now) / 1000, MIN_WAIT_S)
     held = set(item.get("leases", {}).get("SS", []))
     expired = {element for element in held if int(element.partition(":")[0]) <= now}
     if expired:  # a worker killed mid-page: its slot is free again
-        table.update_item(Key={"pk": job_pk(job_id), "sk": f"host#{host}"},
-                          UpdateExpression="DELETE leases :expired",
-                          ExpressionAttributeValues={":expired": expired})
+        _table().update_item(Key={"pk": job_pk(job_id), "sk": f"host#{host}"},
+                             UpdateExpression="DELETE leases :expired",
+                             ExpressionAttributeValues={":expired": expired})
         return 0.0
     return max(pace.delay_s, MIN_WAIT_S)
 
 
-def leave_host(table: Any, job_id: str, lease: HostLease) -> None:
+def leave_host(job_id: str, lease: HostLease) -> None:
     """Free the slot (idempotent: deleting an element that is gone changes nothing)."""
-    table.update_item(Key={"pk": job_pk(job_id), "sk": f"host#{lease.host}"},
-                      UpdateExpression="DELETE leases :lease",
-                      ExpressionAttributeValues={":lease": {lease.element}})
+    _table().update_item(Key={"pk": job_pk(job_id), "sk": f"host#{lease.host}"},
+                         UpdateExpression="DELETE leases :lease",
+                         ExpressionAttributeValues={":lease": {lease.element}})

@@ -1,0 +1,35 @@
+"""POST /v1/web/crawl: a whole site as an asynchronous job (202, then GET /v1/jobs/{jobId}); the same
+function crawls its pages, one message per page, from its SQS event source."""
+
+# First of all: start unpacking and launching the browser while the imports below run.
+import webcapture.warm_start  # noqa: F401
+
+# isort: split
+
+from aws_lambda_powertools.event_handler import Response
+
+from webcapture.api import answer, create_resolver, current_caller, entry_point, job_status_url, raw_body
+from webcapture.jobs.idempotency import HEADER
+from webcapture.observability import tracer
+from webcapture.settings import get_settings
+from webcapture.site.crawl_submit import submit_crawl
+from webcapture.site.crawl_worker import CrawlWorker
+from webcapture.validation import parse_json_body
+
+app = create_resolver()
+
+
+@app.post("/v1/web/crawl")
+@tracer.capture_method
+def crawl() -> Response[str]:
+    payload = parse_json_body(raw_body(app.current_event.raw_event), get_settings().max_body_bytes)
+    key = app.current_event.get_header_value(HEADER, case_sensitive=False)
+    submitted = submit_crawl(current_caller(app), payload, key)
+    job = submitted.job
+    data = {"jobId": job.job_id, "status": job.status, "total": job.total,
+            "statusUrl": job_status_url(app, job.job_id)}
+    # `limit x cost` is reserved now; a repeated submit (same Idempotency-Key and body) charges nothing new.
+    return answer(app, data, 0 if submitted.repeated else job.reserved, status=202)
+
+
+lambda_handler = entry_point(app, CrawlWorker())

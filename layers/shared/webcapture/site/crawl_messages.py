@@ -1,0 +1,76 @@
+"""A crawl's SQS messages (CONTRACT 18): one per page, on the crawl function's own queue. Each carries the
+crawl's request, so a worker needs nothing else to load the page; a wait (a busy host, a busy key) is the
+same message sent again with a delay, which survives the function that sent it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from webcapture.aws import sqs_client
+from webcapture.settings import get_settings
+
+# SQS's longest message delay.
+MAX_DELAY_S = 900
+_SEND_BATCH = 10  # SendMessageBatch's limit
+
+
+@dataclass(frozen=True)
+class PageMessage:
+    job_id: str
+    index: int  # the page's result index
+    url: str  # canonical
+    depth: int
+    user_id: str
+    key_hash: str | None
+    key_id: str | None
+    request: dict[str, Any]  # the crawl's body as validated at submit
+
+    def to_json(self) -> str:
+        return json.dumps({"jobId": self.job_id, "index": self.index, "url": self.url, "depth": self.depth,
+                           "userId": self.user_id, "keyHash": self.key_hash, "keyId": self.key_id,
+                           "request": self.request}, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> PageMessage:
+        raw = json.loads(text)
+        return cls(job_id=str(raw["jobId"]), index=int(raw["index"]), url=str(raw["url"]),
+                   depth=int(raw["depth"]), user_id=str(raw["userId"]), key_hash=raw.get("keyHash"),
+                   key_id=raw.get("keyId"), request=dict(raw["request"]))
+
+    def page(self, index: int, url: str, depth: int) -> PageMessage:
+        """The message of another page of the same crawl."""
+        return PageMessage(self.job_id, index, url, depth, self.user_id, self.key_hash, self.key_id,
+                           self.request)
+
+
+def _queue_url() -> str:
+    url = get_settings().crawl_queue
+    if not url:
+        raise RuntimeError("no crawl queue is configured (CRAWL_QUEUE_URL)")
+    return url
+
+
+def send_pages(messages: list[PageMessage]) -> None:
+    """Queue every page; raises if any could not be sent (after retrying the ones SQS refused)."""
+    if not messages:
+        return
+    url, client = _queue_url(), sqs_client()
+    for start in range(0, len(messages), _SEND_BATCH):
+        chunk = messages[start : start + _SEND_BATCH]
+        entries = [{"Id": str(m.index), "MessageBody": m.to_json()} for m in chunk]
+        for _attempt in range(3):
+            answer = client.send_message_batch(QueueUrl=url, Entries=entries)  # type: ignore[arg-type]
+            failed = {f["Id"] for f in answer.get("Failed", [])}
+            entries = [e for e in entries if e["Id"] in failed]
+            if not entries:
+                break
+        if entries:
+            raise RuntimeError(f"SQS refused {len(entries)} page(s) of the crawl")
+
+
+def send_page_later(body: str, delay_s: float) -> None:
+    """A page back on the crawl queue, delayed (whole seconds, at most SQS's 15 minutes)."""
+    delay = max(0, min(int(delay_s + 0.999), MAX_DELAY_S))
+    sqs_client().send_message(QueueUrl=_queue_url(), MessageBody=body, DelaySeconds=delay)

@@ -1,0 +1,304 @@
+"""A crawl's pages, run by the crawl function from its SQS event source (CONTRACT 18): one message per page.
+
+For each page: its item is claimed in the job store (a second delivery finds it done, or held by a live
+worker, and never runs it twice); a slot of its host is taken (site.crawl_store: `maxConcurrency`, `delay`,
+robots.txt's Crawl-delay); the page is loaded once (site.crawl_page) within the key's `maxConcurrency`;
+its links (and, for the start page, the sitemaps' URLs) are sorted (site.discovery), recorded each once
+within `limit` (site.crawl_store.claim_urls) and enqueued, all before the page's own result is written,
+so the job's `total` never falls below what is still to come. The result, the job's counters and the
+refund of a page that did not complete are one transaction (webcapture.jobs.job_store.finish_item); the
+crawl ends when every recorded page has its result, and what it did not use is given back then, once
+(site.crawl_credits).
+
+A page whose worker died after recording pages but before enqueueing them comes back after the queue's
+visibility timeout; its next delivery enqueues every page it recorded again (a page's second message is
+acknowledged without running). A cancelled crawl records nothing more and finishes its queued pages as
+cancelled, each refunded.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, Final
+
+from webcapture import aws, egress, metering, request_scope
+from webcapture.auth.caller import Caller
+from webcapture.errors import (
+    ApiError,
+    ConcurrencyLimitExceeded,
+    NavigationFailed,
+    ServiceUnavailable,
+    UrlNotAllowed,
+)
+from webcapture.jobs import job_store, webhook_events
+from webcapture.jobs.job_store import RETENTION, Job, Outcome
+from webcapture.models.site_requests import CrawlRequest
+from webcapture.observability import logger, metrics
+from webcapture.settings import get_settings
+from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
+from webcapture.site.crawl_credits import settle_crawl
+from webcapture.site.crawl_extract import extracted
+from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
+from webcapture.site.crawl_page import CrawledPage, crawl_page
+from webcapture.site.crawl_store import Claimed, HostLease, claim_urls, claimed_by, enter_host, leave_host
+from webcapture.site.discovery import discover, redirected_out_of_scope
+from webcapture.site.globs import PathGlobs
+from webcapture.site.host_pace import HostPace
+from webcapture.site.robots import RobotsRules, fetch_robots
+from webcapture.site.scope import Scope
+from webcapture.site.site_map import MapOptions, map_site
+from webcapture.stored_files import store_image
+
+# Past the page's own budget: discovery, storing its result, and Lambda's own end.
+CLAIM_GRACE_MS: Final = 10_000
+# The start page also reads the sitemaps, with this much time at most.
+SITEMAP_BUDGET_S: Final = 30.0
+ROBOTS_BUDGET_S: Final = 10.0
+# A busy host is waited for in place up to this long; a longer wait is the message sent back, delayed.
+WAIT_IN_PLACE_S: Final = 5.0
+# The code of a page left out on its own account (a redirect out of scope, robots.txt).
+SKIPPED: Final = "SKIPPED"
+
+# robots.txt of each (crawl, origin), read once per warm container.
+_robots_seen: dict[tuple[str, str], RobotsRules] = {}
+_ROBOTS_KEPT = 256
+
+
+class _Wait(Exception):
+    """The host or the key is busy: the page goes back to the queue, delayed."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+class _Retry(Exception):
+    """AWS trouble: the record is reported failed and delivered again."""
+
+
+class CrawlWorker:
+    """The crawl function's SQS side (webcapture.api.entry_point calls `handle` for SQS events)."""
+
+    def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]:
+        failures: list[dict[str, str]] = []
+        for record in event.get("Records", []):
+            try:
+                _handle_record(record, remaining_ms)
+            except Exception as error:
+                # Delivered again after the visibility timeout; the claims keep it to one run.
+                logger.warning("crawl page delivered again later", extra={"error": repr(error)})
+                failures.append({"itemIdentifier": record["messageId"]})
+        return {"batchItemFailures": failures}
+
+
+def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) -> None:
+    body = record["body"]
+    message = PageMessage.from_json(body)
+    receives = int((record.get("attributes") or {}).get("ApproximateReceiveCount", "1"))
+    job = job_store.get_job(message.job_id)
+    if job is None:
+        return  # expired (7 days): nothing to run, nothing to answer
+    settings = get_settings()
+    budget_ms = min(float(settings.request_budget_ms), remaining_ms() - request_scope.ANSWER_MARGIN_MS)
+    hold_ms = int(budget_ms + (SITEMAP_BUDGET_S * 1000 if message.depth == 0 else 0)) + CLAIM_GRACE_MS
+    token = str(uuid.uuid4())
+    claim = job_store.claim_item(job.job_id, message.index, token, hold_ms)
+    if claim == "done":
+        return
+    if claim == "busy":  # another delivery runs it now; look again once it should be done
+        send_page_later(body, settings.job_busy_delay_s)
+        return
+    if receives > 1:
+        # Whatever this page recorded before may never have been enqueued: enqueue it again, whatever
+        # happens to the page now, or a cancelled or given-up crawl would wait for pages never queued.
+        try:
+            _enqueue_again(message)
+        except Exception:
+            job_store.release_claim(job.job_id, message.index, token)
+            raise
+    if job.status == "cancelled":
+        outcome = Outcome("cancelled", error={"code": "CANCELLED", "message": "The crawl was cancelled"})
+    elif receives > settings.job_max_receives:
+        outcome = Outcome("failed", error={"code": "INTERNAL_SERVER_ERROR",
+                                           "message": "The page failed on every attempt"})
+    else:
+        if job.status == "queued":
+            job_store.mark_running(job.job_id)
+        try:
+            outcome = _crawl(message, budget_ms)
+        except _Wait as wait:
+            job_store.release_claim(job.job_id, message.index, token)
+            send_page_later(body, wait.seconds)
+            return
+        except Exception:
+            job_store.release_claim(job.job_id, message.index, token)
+            raise
+    if outcome.error is not None:  # a page's error says which page: a crawl's indexes name none
+        outcome = Outcome(outcome.status, outcome.data, {**outcome.error, "url": message.url})
+    _finish(job, message.index, token, outcome)
+
+
+def _finish(job: Job, index: int, token: str, outcome: Outcome) -> None:
+    if job_store.finish_item(job, index, token, outcome):
+        metrics.add_metric(name=f"CrawlPage.{outcome.status}", unit="Count", value=1)
+        webhook_events.item_finished(job, index, outcome)
+        settled = settle_crawl(job.job_id)
+        if settled is not None:
+            webhook_events.job_finished(settled)
+
+
+def _caller(message: PageMessage) -> Caller:
+    if message.key_hash is None:
+        return Caller(user_id=message.user_id, kind="session")
+    return Caller(user_id=message.user_id, kind="api_key", key_id=message.key_id, key_hash=message.key_hash)
+
+
+def _scope(request: CrawlRequest) -> Scope:
+    start = canonical_url(request.url, drop_query=request.ignoreQueryParameters) or request.url
+    return Scope.of(start, include_subdomains=request.allowSubdomains,
+                    allow_external=request.allowExternal,
+                    paths=PathGlobs.of(request.includePaths, request.excludePaths),
+                    max_depth=request.maxDepth)
+
+
+def _robots(job_id: str, origin: str) -> RobotsRules:
+    key = (job_id, origin)
+    rules = _robots_seen.get(key)
+    if rules is None:
+        rules = _robots_of(origin)
+        if len(_robots_seen) >= _ROBOTS_KEPT:
+            _robots_seen.pop(next(iter(_robots_seen)))
+        _robots_seen[key] = rules
+    return rules
+
+
+def _robots_of(origin: str) -> RobotsRules:
+    try:
+        egress.check_target(origin + "/robots.txt")
+    except UrlNotAllowed:
+        # Nothing there will ever be fetched: its pages are recorded, and each is refused when loaded
+        # (URL_NOT_ALLOWED in its result), rather than left out as if the site had asked for it.
+        return RobotsRules()
+    except NavigationFailed:
+        pass  # unresolvable: robots.txt's own fetch fails, and RFC 9309 reads that as "nothing allowed"
+    return fetch_robots(origin, time.monotonic() + ROBOTS_BUDGET_S)
+
+
+def _robots_allow(job_id: str, request: CrawlRequest) -> Callable[[str], bool] | None:
+    if not request.respectRobotsTxt:
+        return None
+    return lambda url: _robots(job_id, origin_of(url)).allowed(url)
+
+
+def _crawl(message: PageMessage, budget_ms: float) -> Outcome:
+    request = CrawlRequest.model_validate(message.request)
+    allow = _robots_allow(message.job_id, request)
+    if allow is not None and not allow(message.url):
+        return Outcome("failed", error={"code": SKIPPED, "message": "robots.txt disallows this page"})
+    rules = _robots(message.job_id, origin_of(message.url)) if request.respectRobotsTxt else None
+    lease = _enter_host(message, HostPace.of(request.maxConcurrency, request.delay, rules), budget_ms)
+    try:
+        outcome, page = _load(message, request, budget_ms)
+    finally:
+        leave_host(message.job_id, lease)
+    if page is None:
+        return outcome
+    scope = _scope(request)
+    final = canonical_url(page.final_url, drop_query=request.ignoreQueryParameters)
+    if final != message.url and redirected_out_of_scope(page.final_url, scope,
+                                                         drop_query=request.ignoreQueryParameters):
+        message_text = f"The page redirected to {page.final_url}, outside the crawl; skipped"
+        return Outcome("failed", error={"code": SKIPPED, "message": message_text})
+    try:
+        _discover(message, request, scope, page, allow)
+    except Exception as error:
+        if aws.unavailable(error) is not None:
+            raise _Retry from error
+        raise
+    return outcome
+
+
+def _enter_host(message: PageMessage, pace: HostPace, budget_ms: float) -> HostLease:
+    """A slot of the page's host, waited for in place a little; longer, the page waits in the queue."""
+    waited = 0.0
+    while True:
+        got = enter_host(message.job_id, host_of(message.url), pace,
+                         lease_s=(budget_ms + CLAIM_GRACE_MS) / 1000)
+        if isinstance(got, HostLease):
+            return got
+        if waited + got > WAIT_IN_PLACE_S:
+            raise _Wait(got)
+        time.sleep(got)
+        waited += got
+
+
+def _load(message: PageMessage, request: CrawlRequest,
+          budget_ms: float) -> tuple[Outcome, CrawledPage | None]:
+    """The page loaded, with its formats: the completed outcome and the page, or a failed one and None."""
+    scope = request_scope.RequestScope(str(uuid.uuid4()), time.monotonic() + budget_ms / 1000, None)
+    with request_scope.scoped(scope), metering.prepaid():
+        try:
+            with metering.metered(_caller(message), 0):  # the key's maxConcurrency spans crawls too
+                page = crawl_page(message.url, message.depth, request)
+                data = dict(page.data)
+                if page.screenshot is not None:
+                    stored = store_image(user_id=message.user_id, page_url=page.final_url,
+                                         image=page.screenshot, image_format="png",
+                                         metadata={"url": page.final_url, "statusCode": page.status_code})
+                    data["screenshot"] = {"permanentUrl": stored.public_url, "fileId": stored.file_id}
+                if page.visible_html is not None:
+                    data["json"] = extracted(request, page.visible_html, page.final_url)
+        except ConcurrencyLimitExceeded:
+            raise _Wait(get_settings().job_busy_delay_s) from None
+        except ServiceUnavailable as error:
+            raise _Retry from error
+        except ApiError as error:
+            return Outcome("failed", error={"code": error.code, "message": error.message}), None
+        except Exception as error:
+            if aws.unavailable(error) is not None:
+                raise _Retry from error
+            logger.exception("crawl page failed")
+            return Outcome("failed", error={"code": "INTERNAL_SERVER_ERROR",
+                                            "message": "Internal server error"}), None
+    if page.warnings:
+        data["warning"] = " ".join(page.warnings)
+    return Outcome("completed", data=data), page
+
+
+def _sitemap_urls(request: CrawlRequest) -> list[str]:
+    options = MapOptions(limit=request.limit, sitemap="only", include_subdomains=request.allowSubdomains,
+                         ignore_query_parameters=request.ignoreQueryParameters)
+    try:
+        found = map_site(request.url, options, time.monotonic() + SITEMAP_BUDGET_S)
+    except (UrlNotAllowed, NavigationFailed) as error:
+        logger.info("a crawl's sitemaps could not be read", extra={"error": str(error)})
+        return []
+    return [link["url"] for link in found.links]
+
+
+def _discover(message: PageMessage, request: CrawlRequest, scope: Scope, page: CrawledPage,
+              allow: Callable[[str], bool] | None) -> None:
+    drop = request.ignoreQueryParameters
+    follow: list[tuple[str, int]] = []
+    if message.depth == 0 and request.sitemap != "skip":
+        follow += discover(_sitemap_urls(request), 0, scope, drop_query=drop, robots_allow=allow).follow
+    if request.sitemap != "only":
+        follow += discover(page.links, message.depth, scope, drop_query=drop, robots_allow=allow).follow
+    if not follow:
+        return
+    job = job_store.get_job(message.job_id)
+    if job is None or job.status == "cancelled":
+        return  # a cancelled crawl finds nothing more
+    claimed = claim_urls(message.job_id, follow, limit=request.limit,
+                         ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)
+    _send(message, claimed)
+
+
+def _enqueue_again(message: PageMessage) -> None:
+    _send(message, claimed_by(message.job_id, message.index))
+
+
+def _send(message: PageMessage, claimed: list[Claimed]) -> None:
+    send_pages([message.page(page.index, page.url, page.depth) for page in claimed])
