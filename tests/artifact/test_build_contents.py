@@ -18,6 +18,8 @@ from webcapture.browser.launch.node_runtime import COMPILE_CACHE_DIR, compile_ca
 
 # Recompressed from the fetched pack's brotli by scripts/pack_zstd.py: the binary to lz4, the fastest to
 # inflate at a cold start, the tarballs to zstd.
+# The functions that ask the AI model (ai-extract, and the crawl's json format): they carry openai.
+MODEL_CALLERS = {"AiExtractFunction", "CrawlFunction"}
 PACK_FILES = ("PACK", "chromium.lz4", "al2023.tar.zst", "fonts.tar.zst", "swiftshader.tar.zst")
 
 
@@ -53,10 +55,11 @@ def test_playwright_ships_its_node_packed_in_layers_of_its_own(
     for layer, packed in (("NodeLayer", "node.lz4"), ("NodeCompactLayer", "node.zst")):
         files = [path for path in (build_dir / layer).rglob("*") if path.is_file()]
         assert files == [build_dir / layer / "python" / "playwright" / "driver" / packed], layer
-    # Every browser function has exactly one Node, after the BrowserLayer: lz4, but zstd for ai-extract.
+    # Every browser function has exactly one Node, after the BrowserLayer: lz4, but zstd for the functions
+    # that carry the openai client.
     for name, function in functions.items():
         if "BrowserLayer" in function.layers:
-            node = "NodeCompactLayer" if name == "AiExtractFunction" else "NodeLayer"
+            node = "NodeCompactLayer" if name in MODEL_CALLERS else "NodeLayer"
             assert function.layers[function.layers.index("BrowserLayer") + 1:] == (node,), name
         else:
             assert not {"NodeLayer", "NodeCompactLayer"} & set(function.layers), name
@@ -143,9 +146,11 @@ def test_only_the_authorizer_carries_pyjwt_and_cryptography(functions: dict[str,
         assert has_jwt == (name == "AuthorizerFunction"), name
 
 
-def test_only_ai_extract_carries_the_openai_client(functions: dict[str, BuiltFunction]) -> None:
+def test_only_the_functions_that_call_a_model_carry_the_openai_client(
+    functions: dict[str, BuiltFunction],
+) -> None:
     for name, function in functions.items():
-        assert (function.code_dir / "openai").is_dir() == (name == "AiExtractFunction"), name
+        assert (function.code_dir / "openai").is_dir() == (name in MODEL_CALLERS), name
 
 
 def test_no_function_shadows_the_shared_layers_packages(
