@@ -79,15 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     crawl_s: list[float] = []
     batch_s: list[float] = []
     try:
-        for round_number in range(args.rounds):
-            seconds, urls = _crawl_round(stack, site, args.workers)
-            crawl_s.append(seconds)
-            batch_s.append(_batch_round(stack, urls))
-            print(f"round {round_number + 1}: crawl {crawl_s[-1]:.1f} s, batch of its {len(urls)} pages "
-                  f"{batch_s[-1]:.1f} s", flush=True)
-    except Exception:
-        print("".join(line for line in stack.output if '"level":"ERROR"' in line)[-6000:], file=sys.stderr)
-        raise
+        with stack.errors_shown():
+            for round_number in range(args.rounds):
+                seconds, urls = _crawl_round(stack, site, args.workers)
+                crawl_s.append(seconds)
+                batch_s.append(_batch_round(stack, urls))
+                print(f"round {round_number + 1}: crawl {crawl_s[-1]:.1f} s, batch of its {len(urls)} pages "
+                      f"{batch_s[-1]:.1f} s", flush=True)
     finally:
         stack.stop()
         site.stop()

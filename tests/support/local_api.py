@@ -10,6 +10,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,17 @@ class LocalApi:
         elif key is not None or "Authorization" not in headers:
             headers["Authorization"] = f"Bearer {key or self.api_key}"
         return requests.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
+
+    @contextmanager
+    def errors_shown(self) -> Iterator[None]:
+        """A failure inside the block prints what the functions logged as errors first (a benchmark's
+        failure is a finding too)."""
+        try:
+            yield
+        except Exception:
+            logged = "".join(line for line in self.output if '"level":"ERROR"' in line)
+            print(logged[-6000:], file=sys.stderr)
+            raise
 
     def stop(self) -> None:
         family = _descendants(self.process.pid)

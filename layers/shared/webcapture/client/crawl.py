@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webcapture.client.http import call
-from webcapture.client.jobs import data_of, follow, where
+from webcapture.client.jobs import add_submit_options, data_of, follow, where
 
 FORMATS = ("markdown", "links", "html", "screenshot")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -103,9 +103,6 @@ def add_crawl_command(commands: Any, where_parser: argparse.ArgumentParser) -> N
     crawl.add_argument("--max-concurrency", type=int, help="pages of one host loaded at once (1-10)")
     crawl.add_argument("--delay", type=int, metavar="MS", help="milliseconds between requests to a host")
     crawl.add_argument("--ignore-robots", action="store_true", help="do not read robots.txt")
-    crawl.add_argument("--webhook", metavar="URL", help="where job.completed / job.failed are POSTed")
-    crawl.add_argument("--idempotency-key", metavar="KEY", help="a retried submit answers the same crawl")
-    crawl.add_argument("--wait", action="store_true", help="wait for the crawl to end")
+    add_submit_options(crawl, "crawl")
     crawl.add_argument("--out", metavar="DIR", help="with --wait: write one file per page here")
-    crawl.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     crawl.set_defaults(run=_crawl)

@@ -119,15 +119,20 @@ def _show(api_url: str, api_key: str, job_id: str, *, wait: bool, quiet: bool) -
     return 0 if page["status"] != "failed" else 7
 
 
+def add_submit_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """The options of every command that submits a job: its webhook, an Idempotency-Key, waiting for it."""
+    parser.add_argument("--webhook", metavar="URL", help="where job.completed / job.failed are POSTed")
+    parser.add_argument("--idempotency-key", metavar="KEY", help=f"a retried submit answers the same {what}")
+    parser.add_argument("--wait", action="store_true", help=f"wait for the {what} to end")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
 def add_job_commands(commands: Any, where: argparse.ArgumentParser) -> None:
     batch = commands.add_parser("batch", parents=[where],
                                 help="run many requests of one operation as a job (NDJSON: a body per line)")
     batch.add_argument("file", help="NDJSON file of request bodies, or - for stdin")
     batch.add_argument("--operation", choices=OPERATIONS, default="screenshot")
-    batch.add_argument("--webhook", metavar="URL", help="where job.completed / job.failed are POSTed")
-    batch.add_argument("--idempotency-key", metavar="KEY", help="a retried submit answers the same job")
-    batch.add_argument("--wait", action="store_true", help="wait for the job to end and print it")
-    batch.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    add_submit_options(batch, "job")
     batch.set_defaults(run=_batch)
     job = commands.add_parser("job", parents=[where], help="a job's status and results")
     job.add_argument("job_id", metavar="ID")

@@ -28,13 +28,9 @@ class Submitted:
 
 def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> Submitted:
     batch = parse_batch(payload)
-    key = idempotency.checked_key(idempotency_key)
-    record_pk = idempotency.record_key(caller.user_id, key) if key is not None else None
-    payload_hash = idempotency.body_hash(payload) if key is not None else ""
-    if record_pk is not None:
-        earlier = earlier_job(record_pk, payload_hash)
-        if earlier is not None:
-            return Submitted(earlier, repeated=True)
+    once = submitted_once(caller, payload, idempotency_key)
+    if once.earlier is not None:
+        return Submitted(once.earlier, repeated=True)
     if batch.webhook is not None:
         check_webhook_url(batch.webhook.url)
     new = NewJob(
@@ -44,17 +40,13 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         total=len(batch.requests),
         cost_each=cost_of(batch.operation),
         webhook=None if batch.webhook is None else batch.webhook.as_item(),
-        idempotency_pk=record_pk,
-        body_hash=payload_hash,
+        idempotency_pk=once.record_pk,
+        body_hash=once.payload_hash,
     )
-    try:
-        job = job_store.create_job(new)
-    except AlreadyExists:
-        assert record_pk is not None
-        earlier = earlier_job(record_pk, payload_hash)
-        if earlier is None:
-            raise ServiceUnavailable("The batch could not be created; retry") from None
-        return Submitted(earlier, repeated=True)
+    created = create_once(new, "batch")
+    if created.repeated:
+        return created
+    job = created.job
     messages = [
         ItemMessage(
             job_id=job.job_id,
@@ -77,6 +69,36 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         _abandon(job, sent)
         raise ServiceUnavailable("The batch could not be queued; retry") from None
     return Submitted(job, repeated=False)
+
+
+@dataclass(frozen=True)
+class Once:
+    """A submit's Idempotency-Key (CONTRACT 17): its record's key and the body's hash (None and "" without
+    a key), and the job an earlier submit of the same key and body made, if any."""
+
+    record_pk: str | None
+    payload_hash: str
+    earlier: Job | None
+
+
+def submitted_once(caller: Caller, payload: Any, idempotency_key: str | None) -> Once:
+    key = idempotency.checked_key(idempotency_key)
+    if key is None:
+        return Once(None, "", None)
+    record_pk, payload_hash = idempotency.record_key(caller.user_id, key), idempotency.body_hash(payload)
+    return Once(record_pk, payload_hash, earlier_job(record_pk, payload_hash))
+
+
+def create_once(new: NewJob, what: str) -> Submitted:
+    """Write the new job; when a submit of the same Idempotency-Key got there first, answer its job."""
+    try:
+        return Submitted(job_store.create_job(new), repeated=False)
+    except AlreadyExists:
+        assert new.idempotency_pk is not None
+        earlier = earlier_job(new.idempotency_pk, new.body_hash)
+        if earlier is None:
+            raise ServiceUnavailable(f"The {what} could not be created; retry") from None
+        return Submitted(earlier, repeated=True)
 
 
 def check_webhook_url(url: str) -> None:

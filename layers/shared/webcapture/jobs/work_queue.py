@@ -5,8 +5,9 @@ function that sent it, where a sleep would not, and costs no function time."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from webcapture.aws import sqs_client
 from webcapture.settings import get_settings
@@ -14,6 +15,15 @@ from webcapture.settings import get_settings
 # SQS's longest message delay; a longer wait is made of several delayed messages.
 MAX_DELAY_S = 900
 _SEND_BATCH = 10  # SendMessageBatch's limit
+
+
+class Queued(Protocol):
+    """A message of a job's queue: its index in the job (unique in a batch send) and its body."""
+
+    @property
+    def index(self) -> int: ...
+
+    def to_json(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,12 @@ def queue_url(operation: str) -> str:
 
 def send_items(operation: str, messages: list[ItemMessage]) -> None:
     """Queue every item; raises if any could not be sent (after SQS's own retries of the failed ones)."""
-    url = queue_url(operation)
+    send_all(queue_url(operation), messages, "item(s) of the batch")
+
+
+def send_all(url: str, messages: Sequence[Queued], what: str) -> None:
+    """Queue every message on `url`, ten to a SendMessageBatch, sending again the ones SQS refused (twice);
+    raises naming `what` when some still could not be sent."""
     client = sqs_client()
     for start in range(0, len(messages), _SEND_BATCH):
         chunk = messages[start : start + _SEND_BATCH]
@@ -75,7 +90,7 @@ def send_items(operation: str, messages: list[ItemMessage]) -> None:
             if not entries:
                 break
         if entries:
-            raise RuntimeError(f"SQS refused {len(entries)} item(s) of the batch")
+            raise RuntimeError(f"SQS refused {len(entries)} {what}")
 
 
 def send_item_later(operation: str, body: str, delay_s: int) -> None:

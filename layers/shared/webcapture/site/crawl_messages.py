@@ -9,11 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from webcapture.aws import sqs_client
+from webcapture.jobs.work_queue import MAX_DELAY_S, send_all
 from webcapture.settings import get_settings
-
-# SQS's longest message delay.
-MAX_DELAY_S = 900
-_SEND_BATCH = 10  # SendMessageBatch's limit
 
 
 @dataclass(frozen=True)
@@ -54,20 +51,8 @@ def _queue_url() -> str:
 
 def send_pages(messages: list[PageMessage]) -> None:
     """Queue every page; raises if any could not be sent (after retrying the ones SQS refused)."""
-    if not messages:
-        return
-    url, client = _queue_url(), sqs_client()
-    for start in range(0, len(messages), _SEND_BATCH):
-        chunk = messages[start : start + _SEND_BATCH]
-        entries = [{"Id": str(m.index), "MessageBody": m.to_json()} for m in chunk]
-        for _attempt in range(3):
-            answer = client.send_message_batch(QueueUrl=url, Entries=entries)  # type: ignore[arg-type]
-            failed = {f["Id"] for f in answer.get("Failed", [])}
-            entries = [e for e in entries if e["Id"] in failed]
-            if not entries:
-                break
-        if entries:
-            raise RuntimeError(f"SQS refused {len(entries)} page(s) of the crawl")
+    if messages:
+        send_all(_queue_url(), messages, "page(s) of the crawl")
 
 
 def send_page_later(body: str, delay_s: float) -> None:

@@ -16,10 +16,10 @@ from typing import Any
 from webcapture import egress
 from webcapture.auth.caller import Caller
 from webcapture.errors import ServiceUnavailable, UrlNotAllowed
-from webcapture.jobs import idempotency, job_store
+from webcapture.jobs import job_store
 from webcapture.jobs.batch_request import DEFAULT_EVENTS
-from webcapture.jobs.job_store import RETENTION, AlreadyExists, NewJob, Outcome
-from webcapture.jobs.submit import Submitted, check_webhook_url, earlier_job
+from webcapture.jobs.job_store import RETENTION, NewJob, Outcome
+from webcapture.jobs.submit import Submitted, check_webhook_url, create_once, submitted_once
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.observability import logger
 from webcapture.site.canonical_urls import canonical_url
@@ -42,13 +42,9 @@ def _webhook(request: CrawlRequest) -> dict[str, Any] | None:
 def submit_crawl(caller: Caller, payload: Any, idempotency_key: str | None) -> Submitted:
     request = validate_request(CrawlRequest, payload)
     check_json_format(request)
-    key = idempotency.checked_key(idempotency_key)
-    record_pk = idempotency.record_key(caller.user_id, key) if key is not None else None
-    payload_hash = idempotency.body_hash(payload) if key is not None else ""
-    if record_pk is not None:
-        earlier = earlier_job(record_pk, payload_hash)
-        if earlier is not None:
-            return Submitted(earlier, repeated=True)
+    once = submitted_once(caller, payload, idempotency_key)
+    if once.earlier is not None:
+        return Submitted(once.earlier, repeated=True)
     start = canonical_url(request.url, drop_query=request.ignoreQueryParameters)
     if start is None:
         raise UrlNotAllowed("The URL cannot be crawled: it is not an http(s) URL with a valid host, or it is "
@@ -60,16 +56,12 @@ def submit_crawl(caller: Caller, payload: Any, idempotency_key: str | None) -> S
     start_item = {"pk": job_pk(job_id), "sk": url_sk(start), "url": start, "depth": 0, "index": 0,
                   "parent": -1, "ttl": int(time.time() + RETENTION.total_seconds())}
     new = NewJob(job_id=job_id, caller=caller, operation=OPERATION, total=1, cost_each=request.page_cost,
-                 webhook=_webhook(request), idempotency_pk=record_pk, body_hash=payload_hash,
+                 webhook=_webhook(request), idempotency_pk=once.record_pk, body_hash=once.payload_hash,
                  reserve=request.reserved_credits, first_items=(start_item,))
-    try:
-        job = job_store.create_job(new)
-    except AlreadyExists:
-        assert record_pk is not None
-        earlier = earlier_job(record_pk, payload_hash)
-        if earlier is None:
-            raise ServiceUnavailable("The crawl could not be created; retry") from None
-        return Submitted(earlier, repeated=True)
+    created = create_once(new, "crawl")
+    if created.repeated:
+        return created
+    job = created.job
     message = PageMessage(job_id=job_id, index=0, url=start, depth=0, user_id=caller.user_id,
                           key_hash=caller.key_hash, key_id=caller.key_id,
                           request=request.model_dump(mode="json", exclude_unset=True))
