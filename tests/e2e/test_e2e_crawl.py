@@ -28,7 +28,7 @@ from tests.support.api_answers import assert_envelope_error
 from tests.support.crawl_site import CrawlSite
 from tests.support.egress_servers import CanaryServer
 from tests.support.jobs_client import all_results, credits_left, job, messages_held, wait_until_settled
-from tests.support.local_api import LocalApi, start_local_api
+from tests.support.local_api import LocalApi, start_jobs_stack
 from tests.support.sample_site import OTHER_ADDRESS, SITE_ADDRESS
 from tests.support.webhook_receiver import WebhookReceiver
 
@@ -52,21 +52,15 @@ def site(canary: CanaryServer) -> Iterator[CrawlSite]:
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[LocalApi]:
-    stack = start_local_api(
-        {"WEBCAPTURE_EGRESS_ALLOW": f"{SITE_ADDRESS}/32,{OTHER_ADDRESS}/32,127.0.0.1/32",
-         "WEBCAPTURE_WARM_START": "0", "WEBCAPTURE_JOB_BUSY_DELAY_S": "1",
-         "WEBCAPTURE_WEBHOOK_RETRY_DELAYS_S": "1,1,1,1,1"},
-        demo_credits=CREDITS,
-        extra_args=["--max-containers", "3", "--no-prewarm", "--parameter", "JobsWorkerConcurrency=3"])
+    stack = start_jobs_stack(f"{SITE_ADDRESS}/32,{OTHER_ADDRESS}/32,127.0.0.1/32", CREDITS)
     yield stack
     stack.stop()
 
 
 @pytest.fixture
 def untouched(canary: CanaryServer) -> Iterator[None]:
-    before = canary.connections
-    yield
-    assert canary.connections == before, canary.requests
+    with canary.untouched():
+        yield
 
 
 def crawl(api: LocalApi, body: dict[str, Any], **headers: str) -> requests.Response:

@@ -7,10 +7,6 @@ leaves nothing in the dead-letter queue."""
 
 from __future__ import annotations
 
-import os
-import random
-import signal
-import threading
 from collections import Counter
 from collections.abc import Iterator
 
@@ -22,13 +18,12 @@ from tests.support.jobs_client import (
     all_results,
     credits_left,
     drained,
-    job,
+    kill_workers_while_it_runs,
     messages_held,
     wait_until_settled,
 )
 from tests.support.local_api import LocalApi, start_local_api
 from tests.support.sample_site import OTHER_ADDRESS, SITE_ADDRESS
-from tests.support.stack_processes import containers_under
 
 LIMIT = 80
 KILLS = 6
@@ -62,27 +57,7 @@ def test_workers_killed_at_random_lose_no_page_and_charge_none_twice(api: LocalA
     assert answer.status_code == 202, answer.text
     job_id = answer.json()["data"]["jobId"]
 
-    kills: list[int] = []
-    stop = threading.Event()
-    rng = random.Random(18)
-
-    def killer() -> None:
-        while len(kills) < KILLS and not stop.wait(rng.uniform(1.5, 3.5)):
-            running = containers_under(api.process.pid, "CrawlFunction")
-            if running:
-                victim = rng.choice(running)
-                try:
-                    os.kill(victim, signal.SIGKILL)
-                    kills.append(victim)
-                except ProcessLookupError:
-                    pass
-
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    while len(kills) < KILLS and job(api, job_id, limit=1)["status"] not in ("completed", "failed"):
-        thread.join(timeout=1)
-    stop.set()
-    thread.join()
+    kills = kill_workers_while_it_runs(api, job_id, "CrawlFunction", KILLS, seed=18)
     assert len(kills) >= KILLS // 2, f"only {len(kills)} kills before the crawl ended"
 
     settled = wait_until_settled(api, job_id, give_up_s=1200)

@@ -23,7 +23,7 @@ from tests.support.jobs_client import (
     messages_held,
     wait_until_settled,
 )
-from tests.support.local_api import LocalApi, start_local_api
+from tests.support.local_api import LocalApi, start_jobs_stack
 from tests.support.stack_stores import stack_stores
 from tests.support.webhook_receiver import WebhookReceiver
 from webcapture.auth import api_keys
@@ -39,12 +39,7 @@ def site() -> FixtureHttpServer:
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[LocalApi]:
-    stack = start_local_api(
-        {"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.1/32", "WEBCAPTURE_REQUEST_BUDGET_MS": "15000",
-         "WEBCAPTURE_WARM_START": "0", "WEBCAPTURE_JOB_BUSY_DELAY_S": "1",
-         "WEBCAPTURE_WEBHOOK_RETRY_DELAYS_S": "1,1,1,1,1"},
-        demo_credits=CREDITS,
-        extra_args=["--max-containers", "3", "--no-prewarm", "--parameter", "JobsWorkerConcurrency=3"])
+    stack = start_jobs_stack("127.0.0.1/32", CREDITS, WEBCAPTURE_REQUEST_BUDGET_MS="15000")
     yield stack
     stack.stop()
 

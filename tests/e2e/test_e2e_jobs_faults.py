@@ -5,10 +5,6 @@ credits spent are exactly the successes' cost, and nothing is left in the dead-l
 
 from __future__ import annotations
 
-import os
-import random
-import signal
-import threading
 from collections import Counter
 from collections.abc import Iterator
 
@@ -19,12 +15,11 @@ from tests.support.jobs_client import (
     all_results,
     credits_left,
     drained,
-    job,
+    kill_workers_while_it_runs,
     messages_held,
     wait_until_settled,
 )
 from tests.support.local_api import LocalApi, start_local_api
-from tests.support.stack_processes import containers_under
 
 ITEMS = 200
 KILLS = 12
@@ -51,27 +46,7 @@ def test_workers_killed_at_random_leave_one_result_per_item_and_exact_credits(ap
     assert answer.status_code == 202, answer.text
     job_id = answer.json()["data"]["jobId"]
 
-    kills: list[int] = []
-    stop = threading.Event()
-    rng = random.Random(22)
-
-    def killer() -> None:
-        while len(kills) < KILLS and not stop.wait(rng.uniform(1.5, 3.5)):
-            running = containers_under(api.process.pid, "ScreenshotFunction")
-            if running:
-                victim = rng.choice(running)
-                try:
-                    os.kill(victim, signal.SIGKILL)
-                    kills.append(victim)
-                except ProcessLookupError:
-                    pass
-
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    while len(kills) < KILLS and job(api, job_id, limit=1)["status"] not in ("completed", "failed"):
-        thread.join(timeout=1)
-    stop.set()
-    thread.join()
+    kills = kill_workers_while_it_runs(api, job_id, "ScreenshotFunction", KILLS, seed=22)
     assert len(kills) >= 10, f"only {len(kills)} kills before the job ended"
 
     settled = wait_until_settled(api, job_id, give_up_s=1200)

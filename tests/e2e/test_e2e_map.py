@@ -55,9 +55,8 @@ def api() -> Iterator[LocalApi]:
 
 @pytest.fixture
 def untouched(canary: CanaryServer) -> Iterator[None]:
-    before = canary.connections
-    yield
-    assert canary.connections == before, canary.requests
+    with canary.untouched():
+        yield
 
 
 def remaining(api: LocalApi) -> Any:

@@ -14,6 +14,8 @@ import hashlib
 import json
 import socketserver
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -169,6 +171,13 @@ class CanaryServer(_Running):
     def requests(self) -> list[dict[str, Any]]:
         with self.server.lock:
             return list(self.server.requests)
+
+    @contextmanager
+    def untouched(self) -> Iterator[None]:
+        """Fails the block when anything connected to the canary while it ran."""
+        before = self.connections
+        yield
+        assert self.connections == before, self.requests
 
 
 class PublicServer(_Running):

@@ -3,12 +3,17 @@ the key's credits, and how many messages the stack's queues still hold."""
 
 from __future__ import annotations
 
+import os
+import random
+import signal
+import threading
 import time
 from typing import Any
 
 import boto3
 
 from tests.support.local_api import LocalApi
+from tests.support.stack_processes import containers_under
 
 FINAL = ("completed", "failed", "cancelled")
 
@@ -85,3 +90,30 @@ def drained(api: LocalApi, name_contains: str, give_up_s: float) -> int:
     while (held := messages_held(api, name_contains)) and time.monotonic() < deadline:
         time.sleep(0.5)
     return held
+
+
+def kill_workers_while_it_runs(api: LocalApi, job_id: str, function: str, kills: int, seed: int) -> list[int]:
+    """SIGKILL one of `function`'s containers every 1.5-3.5 s (seeded) until `kills` are dead or the job has
+    ended; the pids killed."""
+    killed: list[int] = []
+    stop = threading.Event()
+    rng = random.Random(seed)
+
+    def killer() -> None:
+        while len(killed) < kills and not stop.wait(rng.uniform(1.5, 3.5)):
+            running = containers_under(api.process.pid, function)
+            if running:
+                victim = rng.choice(running)
+                try:
+                    os.kill(victim, signal.SIGKILL)
+                    killed.append(victim)
+                except ProcessLookupError:
+                    pass
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    while len(killed) < kills and job(api, job_id, limit=1)["status"] not in ("completed", "failed"):
+        thread.join(timeout=1)
+    stop.set()
+    thread.join()
+    return killed

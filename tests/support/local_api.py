@@ -119,3 +119,13 @@ def start_local_api(extra_env: dict[str, str] | None = None, demo_credits: int =
     stdout = process.stdout
     threading.Thread(target=lambda: api.output.extend(stdout), name="drain-local-api", daemon=True).start()
     return api
+
+
+def start_jobs_stack(allowed: str, credits: int, **extra_env: str) -> LocalApi:
+    """A stack for the job tests: 3 containers and 3 queue pollers per function, started on demand, a busy
+    key's items back after 1 s, webhooks retried every second; `allowed` is the egress allow list."""
+    return start_local_api(
+        {"WEBCAPTURE_EGRESS_ALLOW": allowed, "WEBCAPTURE_WARM_START": "0", "WEBCAPTURE_JOB_BUSY_DELAY_S": "1",
+         "WEBCAPTURE_WEBHOOK_RETRY_DELAYS_S": "1,1,1,1,1", **extra_env},
+        demo_credits=credits,
+        extra_args=["--max-containers", "3", "--no-prewarm", "--parameter", "JobsWorkerConcurrency=3"])
