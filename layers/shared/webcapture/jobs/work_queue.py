@@ -5,7 +5,7 @@ function that sent it, where a sleep would not, and costs no function time."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -18,7 +18,7 @@ _SEND_BATCH = 10  # SendMessageBatch's limit
 
 
 class Queued(Protocol):
-    """A message of a job's queue: its index in the job (unique in a batch send) and its body."""
+    """A message of a job's queue: its index in the job (unique in one send) and its body."""
 
     @property
     def index(self) -> int: ...
@@ -73,18 +73,20 @@ def queue_url(operation: str) -> str:
 
 def send_items(operation: str, messages: list[ItemMessage]) -> None:
     """Queue every item; raises if any could not be sent (after SQS's own retries of the failed ones)."""
-    send_all(queue_url(operation), messages, "item(s) of the batch")
+    url, client = queue_url(operation), sqs_client()
+    send_in_batches(lambda entries: client.send_message_batch(QueueUrl=url, Entries=entries), messages,
+                    "item(s) of the batch")
 
 
-def send_all(url: str, messages: Sequence[Queued], what: str) -> None:
-    """Queue every message on `url`, ten to a SendMessageBatch, sending again the ones SQS refused (twice);
-    raises naming `what` when some still could not be sent."""
-    client = sqs_client()
+def send_in_batches(send: Callable[[Any], Any], messages: Sequence[Queued], what: str) -> None:
+    """Every message through `send` (a SendMessageBatch on the caller's queue, which the caller names so
+    that its IAM grant can be read from the code), ten at a time, sending again the ones SQS refused
+    (twice); raises naming `what` when some still could not be sent."""
     for start in range(0, len(messages), _SEND_BATCH):
         chunk = messages[start : start + _SEND_BATCH]
         entries = [{"Id": str(m.index), "MessageBody": m.to_json()} for m in chunk]
         for _attempt in range(3):
-            answer = client.send_message_batch(QueueUrl=url, Entries=entries)  # type: ignore[arg-type]
+            answer = send(entries)
             failed = {f["Id"] for f in answer.get("Failed", [])}
             entries = [e for e in entries if e["Id"] in failed]
             if not entries:

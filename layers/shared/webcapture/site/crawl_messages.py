@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webcapture.aws import sqs_client
-from webcapture.jobs.work_queue import MAX_DELAY_S, send_all
+from webcapture.jobs.work_queue import MAX_DELAY_S, send_in_batches
 from webcapture.settings import get_settings
 
 
@@ -51,8 +51,11 @@ def _queue_url() -> str:
 
 def send_pages(messages: list[PageMessage]) -> None:
     """Queue every page; raises if any could not be sent (after retrying the ones SQS refused)."""
-    if messages:
-        send_all(_queue_url(), messages, "page(s) of the crawl")
+    if not messages:
+        return
+    url, client = _queue_url(), sqs_client()
+    send_in_batches(lambda entries: client.send_message_batch(QueueUrl=url, Entries=entries), messages,
+                    "page(s) of the crawl")
 
 
 def send_page_later(body: str, delay_s: float) -> None:
