@@ -2,7 +2,7 @@
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import answer, create_resolver, current_caller, entry_point, job_status_url, raw_body
+from webcapture.api import create_resolver, current_caller, entry_point, job_accepted, raw_body
 from webcapture.jobs.idempotency import HEADER
 from webcapture.jobs.submit import submit_batch
 from webcapture.observability import tracer
@@ -18,15 +18,7 @@ def batch() -> Response[str]:
     payload = parse_json_body(raw_body(app.current_event.raw_event), get_settings().batch_max_body_bytes)
     key = app.current_event.get_header_value(HEADER, case_sensitive=False)
     submitted = submit_batch(current_caller(app), payload, key)
-    job = submitted.job
-    data = {
-        "jobId": job.job_id,
-        "status": job.status,
-        "total": job.total,
-        "statusUrl": job_status_url(app, job.job_id),
-    }
-    # A repeated submit (same Idempotency-Key and body) charges nothing new.
-    return answer(app, data, 0 if submitted.repeated else job.reserved, status=202)
+    return job_accepted(app, submitted.job, submitted.repeated)
 
 
 lambda_handler = entry_point(app)

@@ -8,7 +8,7 @@ import webcapture.warm_start  # noqa: F401
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import answer, create_resolver, current_caller, entry_point, job_status_url, raw_body
+from webcapture.api import create_resolver, current_caller, entry_point, job_accepted, raw_body
 from webcapture.jobs.idempotency import HEADER
 from webcapture.observability import tracer
 from webcapture.settings import get_settings
@@ -25,11 +25,8 @@ def crawl() -> Response[str]:
     payload = parse_json_body(raw_body(app.current_event.raw_event), get_settings().max_body_bytes)
     key = app.current_event.get_header_value(HEADER, case_sensitive=False)
     submitted = submit_crawl(current_caller(app), payload, key)
-    job = submitted.job
-    data = {"jobId": job.job_id, "status": job.status, "total": job.total,
-            "statusUrl": job_status_url(app, job.job_id)}
-    # `limit x cost` is reserved now; a repeated submit (same Idempotency-Key and body) charges nothing new.
-    return answer(app, data, 0 if submitted.repeated else job.reserved, status=202)
+    # `limit x cost` is reserved now, and charged as the 202's creditsCost.
+    return job_accepted(app, submitted.job, submitted.repeated)
 
 
 lambda_handler = entry_point(app, CrawlWorker())

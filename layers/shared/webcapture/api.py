@@ -214,6 +214,21 @@ def entry_point(app: APIGatewayRestResolver, items: QueueWork | None = None) -> 
     return lambda_handler
 
 
+class _SubmittedJob(Protocol):
+    job_id: str
+    status: str
+    total: int
+    reserved: int
+
+
+def job_accepted(app: APIGatewayRestResolver, job: _SubmittedJob, repeated: bool) -> Response[str]:
+    """A submitted job's 202 (CONTRACT 17): its id, status, total and status URL, charged what it reserved;
+    a repeated submit (the same Idempotency-Key and body) charges nothing new."""
+    data = {"jobId": job.job_id, "status": job.status, "total": job.total,
+            "statusUrl": job_status_url(app, job.job_id)}
+    return answer(app, data, 0 if repeated else job.reserved, status=202)
+
+
 def job_status_url(app: APIGatewayRestResolver, job_id: str) -> str:
     """Where a job's status is read (`statusUrl`), absolute on the request's own host."""
     event = app.current_event
