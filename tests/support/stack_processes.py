@@ -24,10 +24,23 @@ def containers_under(root: int, function: str) -> list[int]:
 
 
 def browsers_under(root: int) -> list[int]:
-    """The Chromium browser processes below `root` (not their renderers, GPU or utility children)."""
-    return [pid for pid in processes.descendants(root)
-            if any(arg.startswith("--user-data-dir=") for arg in processes.cmdline(pid))
-            and not any(arg.startswith("--type=") for arg in processes.cmdline(pid))]
+    """The Chromium browser processes below `root` (not their renderers, GPU or utility children).
+
+    A child the browser has just forked carries the browser's own command line until it execs, so it looks
+    like a second browser for that moment: only the topmost of the look-alikes is a browser."""
+    alike = [pid for pid in processes.descendants(root)
+             if any(arg.startswith("--user-data-dir=") for arg in processes.cmdline(pid))
+             and not any(arg.startswith("--type=") for arg in processes.cmdline(pid))]
+    return [pid for pid in alike if not _below_any(pid, set(alike) - {pid})]
+
+
+def _below_any(pid: int, ancestors: set[int]) -> bool:
+    above = processes.parent(pid)
+    while above not in (None, 0, 1):
+        if above in ancestors:
+            return True
+        above = processes.parent(above)
+    return False
 
 
 def renderers_of(browser: int) -> list[int]:
