@@ -20,10 +20,12 @@ from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 
 _WRITES = ("put_item", "update_item", "delete_item", "transact_write_items")
-# The handler's UpdateItem deep-copies the stored item before calling the backend, outside the backend's
-# lock: another thread's write to the same item then changes it mid-copy ("dictionary changed size during
-# iteration"). Holding the same (re-entrant) lock for the whole request closes that gap.
-_HANDLER_WRITES = ("update_item",)
+# The handler's UpdateItem deep-copies the stored item before calling the backend, and reads walk the
+# stored items while they turn them into JSON, both outside the backend's lock: another thread's write then
+# changes a dict mid-walk ("dictionary changed size during iteration"), or a read sees a transaction's
+# half-applied items that real DynamoDB never shows. Holding the same (re-entrant) lock for the whole
+# request closes that gap.
+_HANDLER_CALLS = ("update_item", "get_item", "batch_get_item", "transact_get_items", "query", "scan")
 _lock = threading.RLock()
 _applied = False
 _transactions_patched = False
@@ -33,7 +35,7 @@ def make_dynamodb_writes_atomic() -> None:
     global _applied
     if _applied:
         return
-    for owner, names in ((DynamoDBBackend, _WRITES), (DynamoHandler, _HANDLER_WRITES)):
+    for owner, names in ((DynamoDBBackend, _WRITES), (DynamoHandler, _HANDLER_CALLS)):
         for name in names:
             original = getattr(owner, name)
 
