@@ -8,6 +8,8 @@ operation and run by the function that serves the same operation synchronously (
   item claimed before it runs and finished once (its refund in the same transaction);
 - idempotency: `Idempotency-Key` on submit;
 - work_queue: the SQS messages (items, delayed retries, webhook events);
+- item_delivery: one delivery of an item, claimed, run once and finished (a batch's items and a crawl's
+  pages alike);
 - submit, item_worker, job_view: what the handlers call;
 - webhook_secrets, webhook_delivery: Standard Webhooks signing and delivery through the egress guard.
 """

@@ -5,6 +5,7 @@ function that sent it, where a sleep would not, and costs no function time."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -95,18 +96,21 @@ def send_in_batches(send: Callable[[Any], Any], messages: Sequence[Queued], what
             raise RuntimeError(f"SQS refused {len(entries)} {what}")
 
 
-def send_item_later(operation: str, body: str, delay_s: int) -> None:
+def send_item_later(operation: str, body: str, delay_s: float) -> None:
     """An item back on its operation's queue (the event source of the function that runs it), delayed."""
-    sqs_client().send_message(QueueUrl=queue_url(operation), MessageBody=body, DelaySeconds=_delay(delay_s))
+    sqs_client().send_message(
+        QueueUrl=queue_url(operation), MessageBody=body, DelaySeconds=sqs_delay(delay_s)
+    )
 
 
 def send_webhook_event(body: dict[str, Any], delay_s: int = 0) -> None:
     sqs_client().send_message(
         QueueUrl=get_settings().webhooks_queue,
         MessageBody=json.dumps(body, separators=(",", ":")),
-        DelaySeconds=_delay(delay_s),
+        DelaySeconds=sqs_delay(delay_s),
     )
 
 
-def _delay(delay_s: int) -> int:
-    return max(0, min(delay_s, MAX_DELAY_S))
+def sqs_delay(delay_s: float) -> int:
+    """A delay as SQS takes it: whole seconds (rounded up), at most 15 minutes."""
+    return max(0, min(math.ceil(delay_s), MAX_DELAY_S))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webcapture.aws import sqs_client
-from webcapture.jobs.work_queue import MAX_DELAY_S, send_in_batches
+from webcapture.jobs.work_queue import send_in_batches, sqs_delay
 from webcapture.settings import get_settings
 
 
@@ -59,6 +59,5 @@ def send_pages(messages: list[PageMessage]) -> None:
 
 
 def send_page_later(body: str, delay_s: float) -> None:
-    """A page back on the crawl queue, delayed (whole seconds, at most SQS's 15 minutes)."""
-    delay = max(0, min(int(delay_s + 0.999), MAX_DELAY_S))
-    sqs_client().send_message(QueueUrl=_queue_url(), MessageBody=body, DelaySeconds=delay)
+    """A page back on the crawl queue, delayed."""
+    sqs_client().send_message(QueueUrl=_queue_url(), MessageBody=body, DelaySeconds=sqs_delay(delay_s))

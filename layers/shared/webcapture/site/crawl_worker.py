@@ -23,19 +23,22 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Final
 
-from webcapture import aws, egress, metering, request_scope
+from webcapture import egress, metering, request_scope
 from webcapture.auth.caller import Caller
-from webcapture.errors import (
-    ApiError,
-    ConcurrencyLimitExceeded,
-    NavigationFailed,
-    ServiceUnavailable,
-    UrlNotAllowed,
+from webcapture.errors import NavigationFailed, UrlNotAllowed
+from webcapture.jobs import job_store
+from webcapture.jobs.item_delivery import (
+    Delivery,
+    ItemKind,
+    WaitInQueue,
+    deliver,
+    failed,
+    handle_records,
+    receive_count,
 )
-from webcapture.jobs import job_store, webhook_events
-from webcapture.jobs.job_store import RETENTION, Job, Outcome
+from webcapture.jobs.job_store import RETENTION, Outcome
 from webcapture.models.site_requests import CrawlRequest
-from webcapture.observability import logger, metrics
+from webcapture.observability import logger
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
 from webcapture.site.crawl_credits import settle_crawl
@@ -66,87 +69,37 @@ _robots_seen: dict[tuple[str, str], RobotsRules] = {}
 _ROBOTS_KEPT = 256
 
 
-class _Wait(Exception):
-    """The host or the key is busy: the page goes back to the queue, delayed."""
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(seconds)
-        self.seconds = seconds
-
-
-class _Retry(Exception):
-    """AWS trouble: the record is reported failed and delivered again."""
+CRAWL_PAGE = ItemKind(job_noun="crawl", item_noun="page", metric="CrawlPage", settle=settle_crawl)
 
 
 class CrawlWorker:
     """The crawl function's SQS side (webcapture.api.entry_point calls `handle` for SQS events)."""
 
     def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]:
-        failures: list[dict[str, str]] = []
-        for record in event.get("Records", []):
-            try:
-                _handle_record(record, remaining_ms)
-            except Exception as error:
-                # Delivered again after the visibility timeout; the claims keep it to one run.
-                logger.warning("crawl page delivered again later", extra={"error": repr(error)})
-                failures.append({"itemIdentifier": record["messageId"]})
-        return {"batchItemFailures": failures}
+        return handle_records(event, CRAWL_PAGE, lambda record: _handle_record(record, remaining_ms))
 
 
 def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) -> None:
     body = record["body"]
     message = PageMessage.from_json(body)
-    receives = int((record.get("attributes") or {}).get("ApproximateReceiveCount", "1"))
     job = job_store.get_job(message.job_id)
     if job is None:
         return  # expired (7 days): nothing to run, nothing to answer
-    settings = get_settings()
-    budget_ms = min(float(settings.request_budget_ms), remaining_ms() - request_scope.ANSWER_MARGIN_MS)
+    budget_ms = min(float(get_settings().request_budget_ms), remaining_ms() - request_scope.ANSWER_MARGIN_MS)
     hold_ms = int(budget_ms + (SITEMAP_BUDGET_S * 1000 if message.depth == 0 else 0)) + CLAIM_GRACE_MS
-    token = str(uuid.uuid4())
-    claim = job_store.claim_item(job.job_id, message.index, token, hold_ms)
-    if claim == "done":
-        return
-    if claim == "busy":  # another delivery runs it now; look again once it should be done
-        send_page_later(body, settings.job_busy_delay_s)
-        return
-    if receives > 1:
+    receives = receive_count(record)
+    # A page's error says which page: a crawl's indexes name none.
+    delivery = Delivery(job, message.index, receives, hold_ms,
+                        send_later=lambda seconds: send_page_later(body, seconds),
+                        error_fields={"url": message.url})
+
+    def enqueue_again() -> None:
         # Whatever this page recorded before may never have been enqueued: enqueue it again, whatever
         # happens to the page now, or a cancelled or given-up crawl would wait for pages never queued.
-        try:
-            _enqueue_again(message)
-        except Exception:
-            job_store.release_claim(job.job_id, message.index, token)
-            raise
-    if job.status == "cancelled":
-        outcome = Outcome("cancelled", error={"code": "CANCELLED", "message": "The crawl was cancelled"})
-    elif receives > settings.job_max_receives:
-        outcome = Outcome("failed", error={"code": "INTERNAL_SERVER_ERROR",
-                                           "message": "The page failed on every attempt"})
-    else:
-        if job.status == "queued":
-            job_store.mark_running(job.job_id)
-        try:
-            outcome = _crawl(message, budget_ms)
-        except _Wait as wait:
-            job_store.release_claim(job.job_id, message.index, token)
-            send_page_later(body, wait.seconds)
-            return
-        except Exception:
-            job_store.release_claim(job.job_id, message.index, token)
-            raise
-    if outcome.error is not None:  # a page's error says which page: a crawl's indexes name none
-        outcome = Outcome(outcome.status, outcome.data, {**outcome.error, "url": message.url})
-    _finish(job, message.index, token, outcome)
+        if receives > 1:
+            _send(message, claimed_by(message.job_id, message.index))
 
-
-def _finish(job: Job, index: int, token: str, outcome: Outcome) -> None:
-    if job_store.finish_item(job, index, token, outcome):
-        metrics.add_metric(name=f"CrawlPage.{outcome.status}", unit="Count", value=1)
-        webhook_events.item_finished(job, index, outcome)
-        settled = settle_crawl(job.job_id)
-        if settled is not None:
-            webhook_events.job_finished(settled)
+    deliver(delivery, CRAWL_PAGE, lambda: _crawl(message, budget_ms), before=enqueue_again)
 
 
 def _caller(message: PageMessage) -> Caller:
@@ -211,12 +164,7 @@ def _crawl(message: PageMessage, budget_ms: float) -> Outcome:
                                                          drop_query=request.ignoreQueryParameters):
         message_text = f"The page redirected to {page.final_url}, outside the crawl; skipped"
         return Outcome("failed", error={"code": SKIPPED, "message": message_text})
-    try:
-        _discover(message, request, scope, page, allow)
-    except Exception as error:
-        if aws.unavailable(error) is not None:
-            raise _Retry from error
-        raise
+    _discover(message, request, scope, page, allow)  # AWS trouble: the page is delivered again
     return outcome
 
 
@@ -229,7 +177,7 @@ def _enter_host(message: PageMessage, pace: HostPace, budget_ms: float) -> HostL
         if isinstance(got, HostLease):
             return got
         if waited + got > WAIT_IN_PLACE_S:
-            raise _Wait(got)
+            raise WaitInQueue(got)
         time.sleep(got)
         waited += got
 
@@ -250,18 +198,8 @@ def _load(message: PageMessage, request: CrawlRequest,
                     data["screenshot"] = {"permanentUrl": stored.public_url, "fileId": stored.file_id}
                 if page.visible_html is not None:
                     data["json"] = extracted(request, page.visible_html, page.final_url)
-        except ConcurrencyLimitExceeded:
-            raise _Wait(get_settings().job_busy_delay_s) from None
-        except ServiceUnavailable as error:
-            raise _Retry from error
-        except ApiError as error:
-            return Outcome("failed", error={"code": error.code, "message": error.message}), None
         except Exception as error:
-            if aws.unavailable(error) is not None:
-                raise _Retry from error
-            logger.exception("crawl page failed")
-            return Outcome("failed", error={"code": "INTERNAL_SERVER_ERROR",
-                                            "message": "Internal server error"}), None
+            return failed(error, CRAWL_PAGE), None
     if page.warnings:
         data["warning"] = " ".join(page.warnings)
     return Outcome("completed", data=data), page
@@ -294,10 +232,6 @@ def _discover(message: PageMessage, request: CrawlRequest, scope: Scope, page: C
     claimed = claim_urls(message.job_id, follow, limit=request.limit,
                          ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)
     _send(message, claimed)
-
-
-def _enqueue_again(message: PageMessage) -> None:
-    _send(message, claimed_by(message.job_id, message.index))
 
 
 def _send(message: PageMessage, claimed: list[Claimed]) -> None:
