@@ -85,10 +85,10 @@ def test_locations_are_every_entrys_loc_in_any_namespace(root: str, entries: lis
     assert read_sitemap(_pieces(body.encode(), piece_bytes), 10_000).locations == expected
 
 
-def test_urls_selected_a_batch_at_a_time_are_those_kept_one_at_a_time() -> None:
+def test_urls_selected_a_batch_at_a_time_are_the_first_ones_kept_in_document_order() -> None:
     body = urlset(f"http://a.test/{n}" for n in range(2000)).encode()
-    for max_urls in (1, 150, 10_000):
-        one = read_sitemap(_pieces(body, 5000), max_urls, keep=lambda url: not url.endswith("7"))
+    kept = [f"http://a.test/{n}" for n in range(2000) if n % 10 != 7]
+    for max_urls in (1, 150, 1800, 10_000):
         batches: list[int] = []
 
         def select(urls: list[str]) -> list[str]:
@@ -96,7 +96,8 @@ def test_urls_selected_a_batch_at_a_time_are_those_kept_one_at_a_time() -> None:
             return [url for url in urls if not url.endswith("7")]
 
         many = read_sitemap(_pieces(body, 5000), max_urls, select=select)
-        assert many.locations == one.locations and many.stopped == one.stopped
+        assert many.locations == kept[:max_urls]
+        assert many.stopped == (len(kept) >= max_urls)
         assert len(batches) < len(many.locations) or max_urls == 1
     index = read_sitemap([sitemap_index(["http://a.test/s1.xml"]).encode()], 10, select=lambda urls: [])
     assert index.locations == ["http://a.test/s1.xml"]  # an index's entries are not the caller's to select
@@ -111,12 +112,13 @@ def test_a_sitemap_and_an_index() -> None:
     assert no_namespace.locations == ["http://a.test/x"]
 
 
-def test_max_urls_and_keep() -> None:
+def test_max_urls_and_select() -> None:
     data = urlset(f"http://a.test/{n}" for n in range(100)).encode()
     stopped = read_sitemap([data], 10)
     assert len(stopped.locations) == 10 and stopped.stopped
-    even = read_sitemap([data], 1000, keep=lambda url: int(url.rsplit("/", 1)[1]) % 2 == 0)
-    assert len(even.locations) == 50
+    even = read_sitemap([data], 1000, select=lambda urls: [url for url in urls
+                                                           if int(url.rsplit("/", 1)[1]) % 2 == 0])
+    assert len(even.locations) == 50 and not even.stopped
 
 
 def test_entities_are_never_expanded() -> None:

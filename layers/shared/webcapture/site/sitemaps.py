@@ -68,35 +68,22 @@ def _loc_paths(namespaces: frozenset[str]) -> tuple[etree.XPath, etree.XPath]:
 Select = Callable[[list[str]], list[str]]
 
 
-def _take(document: SitemapDocument, texts: list[str], max_urls: int,
-          keep: Callable[[str], bool] | None, select: Select | None = None) -> bool:
-    """Add these `<loc>` texts; True when max_urls is reached."""
-    locations = document.locations
-    if select is not None and not document.is_index:
-        chosen = select([text for raw in texts if (text := raw.strip())])
-        room = max_urls - len(locations)
-        locations.extend(chosen[:room])
-        if len(chosen) >= room:
-            document.stopped = True
-            return True
-        return False
-    wanted = None if document.is_index else keep
-    for raw in texts:
-        text = raw.strip()
-        if text and (wanted is None or wanted(text)):
-            locations.append(text)
-            if len(locations) >= max_urls:
-                document.stopped = True
-                return True
+def _take(document: SitemapDocument, texts: list[str], max_urls: int, select: Select | None) -> bool:
+    """Add these `<loc>` texts (a sitemap's page URLs as `select` answers); True when max_urls is reached."""
+    found = [text for raw in texts if (text := raw.strip())]
+    chosen = select(found) if select is not None and not document.is_index else found
+    room = max_urls - len(document.locations)
+    document.locations.extend(chosen[:room])
+    if len(chosen) >= room:
+        document.stopped = True
+        return True
     return False
 
 
-def read_sitemap(pieces: Iterable[bytes], max_urls: int, keep: Callable[[str], bool] | None = None, *,
-                 select: Select | None = None) -> SitemapDocument:
-    """The `<loc>`s of a sitemap document fed in pieces; stops after `max_urls` kept ones. `keep` filters
-    page URLs as they are read (a sitemap index's entries are always kept); `select`, instead, filters
-    them a batch at a time (the URLs of what each piece finished, in order: it answers the ones to keep,
-    in order, and may see a few past `max_urls`)."""
+def read_sitemap(pieces: Iterable[bytes], max_urls: int, *, select: Select | None = None) -> SitemapDocument:
+    """The `<loc>`s of a sitemap document fed in pieces; stops after `max_urls` kept ones. `select` filters
+    page URLs a batch at a time (the URLs of what each piece finished, in order: it answers the ones to
+    keep, in order, and may see a few past `max_urls`); a sitemap index's entries are always kept."""
     # Only the root's start is reported, and each namespace declaration; the entries are read from the
     # tree, piece by piece, and freed.
     parser = etree.XMLPullParser(events=("start", "start-ns"), tag=(*_URLSET, *_INDEX),
@@ -127,13 +114,13 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int, keep: Callable[[str], b
                 every, one = _loc_paths(frozenset(namespaces))
                 texts = every(root)
                 unfinished = len(one(root[-1]))
-                if _take(document, texts[: len(texts) - unfinished], max_urls, keep, select):
+                if _take(document, texts[: len(texts) - unfinished], max_urls, select):
                     return document
                 del root[: len(root) - 1]  # what was read is freed: the tree stays one entry deep
         parser.close()
         if root is not None:
             every, _ = _loc_paths(frozenset(namespaces))
-            _take(document, every(root), max_urls, keep, select)
+            _take(document, every(root), max_urls, select)
     except etree.XMLSyntaxError as error:
         if root is None:
             raise SitemapRefused(f"not well-formed XML ({error.msg})") from None
