@@ -24,17 +24,27 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE = REPO / "template.yaml"
-BEGIN = "  # >>> browser functions: written by scripts/write_browser_functions.py (make template); edit it there\n"
+BEGIN = ("  # >>> browser functions: written by scripts/write_browser_functions.py (make template);"
+         " edit it there\n")
 END = "  # <<< browser functions\n"
 
-PROXIES_SECRET = """\
+
+
+def secret_statement(condition: str, parameter: str) -> str:
+    """Reading one Secrets Manager secret, named by a template parameter, when the condition holds."""
+    arn = ("arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:"
+           f"${{{parameter}}}*")
+    return f"""\
             - !If
-              - HasUpstreamProxies
+              - {condition}
               - Effect: Allow
                 Action: secretsmanager:GetSecretValue
-                Resource: !Sub "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${UpstreamProxiesSecret}*"
+                Resource: !Sub "{arn}"
               - !Ref AWS::NoValue
 """
+
+
+PROXIES_SECRET = secret_statement("HasUpstreamProxies", "UpstreamProxiesSecret")
 
 
 @dataclass(frozen=True)
@@ -80,14 +90,7 @@ FUNCTIONS = (
           OPENAI_API_KEY_SECRET: !Ref OpenAiApiKeySecret
           OPENAI_BASE_URL: !Ref OpenAiBaseUrl
 """,
-        statements="""\
-            - !If
-              - HasAiSecret
-              - Effect: Allow
-                Action: secretsmanager:GetSecretValue
-                Resource: !Sub "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${OpenAiApiKeySecret}*"
-              - !Ref AWS::NoValue
-"""),
+        statements=secret_statement("HasAiSecret", "OpenAiApiKeySecret")),
     BrowserFunction("Markdown", "markdown", "markdown"),
     BrowserFunction("Content", "content", "content"),
     BrowserFunction(
