@@ -1,0 +1,144 @@
+"""Citations of the rules the code relies on, as anchors of the repository's own docs.
+
+Code, tests and docs cite a rule by the doc section that states it: `docs/jobs.md#jobs`,
+`docs/api.md#limits`. `python scripts/cite_docs.py` rewrites the older numbered citations (the word
+CONTRACT in capitals, then a section number, a list or a range of them, "section" allowed between) to
+those anchors; run again, it changes nothing.
+tests/unit/test_doc_citations.py fails on a citation whose file or anchor does not exist.
+
+    python scripts/cite_docs.py [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Each numbered section of the wire contract, and the doc section of ours that states its rules.
+ANCHORS: dict[int, str] = {
+    1: "docs/api.md#basics",
+    2: "docs/api.md#envelopes",
+    3: "docs/api.md#credits",
+    4: "docs/api.md#authentication",
+    5: "docs/api.md#validation",
+    6: "docs/api.md#errors",
+    7: "docs/api.md#screenshot",
+    8: "docs/api.md#links",
+    9: "docs/api.md#ai-extract",
+    10: "docs/api.md#files-delete",
+    11: "docs/api.md#api-keys-list",
+    12: "docs/api.md#stored-files",
+    13: "docs/api.md#egress-policy",
+    14: "docs/api.md#page-control",
+    15: "docs/api.md#more-outputs",
+    16: "docs/api.md#limits",
+    17: "docs/jobs.md#jobs",
+    18: "docs/crawl-and-map.md#crawl-and-map",
+    19: "docs/cache-and-signed-links.md#cache-and-signed-links",
+    20: "docs/actions-and-blocked-pages.md#actions-and-blocked-pages",
+}
+
+_NUMBERS = r"\d+(?:\s*-\s*\d+)?(?:\s*(?:,|and)\s*\d+(?:\s*-\s*\d+)?)*"
+NUMBERED = re.compile(rf"CONTRACT(?: sections?)? ({_NUMBERS})")
+CITATION = re.compile(r"docs/([\w./-]+\.md)#([\w-]+)")
+# What is cited from: everything tracked but the vendored benchmark and generated documents.
+_SKIPPED = ("benchmarks/main-content/", "docs/openapi.json", "requirements", ".lock")
+
+
+def _sections(numbers: str) -> list[int]:
+    sections: list[int] = []
+    for part in re.split(r"\s*(?:,|and)\s*", numbers.strip()):
+        first, _, last = part.partition("-")
+        sections.extend(range(int(first), int(last or first) + 1))
+    return sections
+
+
+def cite(text: str) -> str:
+    """`text` with every numbered citation replaced by its doc anchors."""
+    def replace(match: re.Match[str]) -> str:
+        return ", ".join(dict.fromkeys(ANCHORS[n] for n in _sections(match.group(1))))
+    return NUMBERED.sub(replace, text)
+
+
+def tracked_files(root: Path = REPO) -> list[Path]:
+    names = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
+    return [root / name for name in names.splitlines()
+            if not any(skip in name for skip in _SKIPPED) and (root / name).is_file()]
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return None
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[`*_]|<[^>]+>", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors_of(markdown: str) -> set[str]:
+    """Every anchor a Markdown file has: explicit `<a id=...>` / `<a name=...>`, and each heading's slug
+    (a repeated one numbered as GitHub numbers it)."""
+    found = set(re.findall(r"<a (?:id|name)=\"([^\"]+)\"", markdown))
+    seen: dict[str, int] = {}
+    in_code = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and (heading := re.match(r"#{1,6} (.+)", line)):
+            base = slug(heading.group(1))
+            count = seen.get(base, 0)
+            seen[base] = count + 1
+            found.add(base if count == 0 else f"{base}-{count}")
+    return found
+
+
+def broken_citations(files: Iterable[Path], root: Path = REPO) -> list[str]:
+    """"path:line: docs/x.md#anchor" for each citation whose file or anchor does not exist."""
+    anchors: dict[str, set[str] | None] = {}
+    broken: list[str] = []
+    for path in files:
+        text = _text(path)
+        if text is None:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            for match in CITATION.finditer(line):
+                doc, anchor = match.groups()
+                if doc not in anchors:
+                    target = root / "docs" / doc
+                    is_doc = target.is_file()
+                    anchors[doc] = anchors_of(target.read_text(encoding="utf-8")) if is_doc else None
+                known = anchors[doc]
+                if known is None or anchor not in known:
+                    broken.append(f"{path.relative_to(root)}:{number}: {match.group(0)}")
+    return broken
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when a numbered citation is left")
+    args = parser.parse_args()
+    left = 0
+    for path in tracked_files():
+        text = _text(path)
+        if text is None or not NUMBERED.search(text):
+            continue
+        left += 1
+        if args.check:
+            print(f"numbered citation left: {path.relative_to(REPO)}", file=sys.stderr)
+        else:
+            path.write_text(cite(text), encoding="utf-8")
+    return 1 if args.check and left else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
