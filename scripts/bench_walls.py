@@ -166,8 +166,8 @@ def main() -> None:
     if args.write_docs:
         DOC.parent.mkdir(parents=True, exist_ok=True)
         DOC.write_text("# Bot-wall check: cost per page\n\n`make bench-walls` (scripts/bench_walls.py). "
-                       "The check runs on every capture's final page (CONTRACT 20; "
-                       "docs/actions-and-blocked-pages.md).\n\n" + table + "\n", encoding="utf-8")
+                       "The check runs on every capture's final page "
+                       "(docs/actions-and-blocked-pages.md#bot-walls).\n\n" + table + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

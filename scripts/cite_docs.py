@@ -46,6 +46,7 @@ ANCHORS: dict[int, str] = {
 
 _NUMBERS = r"\d+(?:\s*-\s*\d+)?(?:\s*(?:,|and)\s*\d+(?:\s*-\s*\d+)?)*"
 NUMBERED = re.compile(rf"CONTRACT(?: sections?)? ({_NUMBERS})")
+LINE_WIDTH = 110  # ruff's line-length (pyproject.toml)
 CITATION = re.compile(r"docs/([\w./-]+\.md)#([\w-]+)")
 # What is cited from: everything tracked but the vendored benchmark and generated documents.
 _SKIPPED = ("benchmarks/main-content/", "docs/openapi.json", "requirements", ".lock")
@@ -64,6 +65,67 @@ def cite(text: str) -> str:
     def replace(match: re.Match[str]) -> str:
         return ", ".join(dict.fromkeys(ANCHORS[n] for n in _sections(match.group(1))))
     return NUMBERED.sub(replace, text)
+
+
+def cite_python(source: str, width: int = LINE_WIDTH) -> str:
+    """`cite` for Python source, keeping ruff's line width: a trailing comment the longer anchors push past
+    it goes above its code; a comment or docstring line is cut at its last space that fits, and the rest
+    begins the next line of the same paragraph (or a line of its own when the paragraph ends there)."""
+    lines = source.split("\n")
+    out = cite(source).split("\n")
+    if len(lines) != len(out):
+        return cite(source)
+    kinds = _line_kinds(lines)
+    for index in range(len(out) - 1, -1, -1):
+        code, sep, comment = out[index].partition("  # ")
+        if kinds[index] == "code" and sep and len(out[index]) > width and CITATION.search(comment):
+            indent = code[:len(code) - len(code.lstrip())]
+            out[index:index + 1] = [f"{indent}# {comment}", code.rstrip()]
+            kinds[index:index + 1] = ["comment", "code"]
+    index = 0
+    while index < len(out):
+        line, kind = out[index], kinds[index]
+        if len(line) > width and kind != "code":
+            indent = line[:len(line) - len(line.lstrip())]
+            lead = indent + ("# " if kind == "comment" else "")
+            cut = line.rfind(" ", len(lead) + 1, width + 1)
+            if cut > len(lead):
+                head, tail = line[:cut], line[cut + 1:]
+                following = out[index + 1] if index + 1 < len(out) else ""
+                same_paragraph = (
+                    index + 1 < len(out) and kinds[index + 1] == kind and following.startswith(lead)
+                    and following[len(lead):len(lead) + 1] not in ("", " ", "-", "*", "#", "`")
+                    and not _closes_docstring(line) and not following.lstrip().startswith('"""'))
+                out[index] = head
+                if same_paragraph:
+                    out[index + 1] = lead + tail + " " + following[len(lead):]
+                else:
+                    out.insert(index + 1, lead + tail)
+                    kinds.insert(index + 1, kind)
+        index += 1
+    return "\n".join(out)
+
+
+def _line_kinds(lines: list[str]) -> list[str]:
+    """Per line: "comment", "docstring" (a line of a triple-quoted string) or "code"."""
+    kinds: list[str] = []
+    in_docstring = False
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("#") and not in_docstring:
+            kinds.append("comment")
+        elif in_docstring or stripped.startswith(('"""', 'r"""')):
+            kinds.append("docstring")
+        else:
+            kinds.append("code")
+        if line.count('"""') % 2:
+            in_docstring = not in_docstring
+    return kinds
+
+
+def _closes_docstring(line: str) -> bool:
+    opens_only = line.lstrip().startswith(('"""', 'r"""')) and line.count('"""') == 1
+    return '"""' in line and not opens_only
 
 
 def tracked_files(root: Path = REPO) -> list[Path]:
@@ -136,7 +198,7 @@ def main() -> int:
         if args.check:
             print(f"numbered citation left: {path.relative_to(REPO)}", file=sys.stderr)
         else:
-            path.write_text(cite(text), encoding="utf-8")
+            path.write_text(cite_python(text) if path.suffix == ".py" else cite(text), encoding="utf-8")
     return 1 if args.check and left else 0
 
 
