@@ -76,16 +76,18 @@ def cite_python(source: str, width: int = LINE_WIDTH) -> str:
     if len(lines) != len(out):
         return cite(source)
     kinds = _line_kinds(lines)
+    changed = [old != new for old, new in zip(lines, out, strict=True)]  # only those are touched
     for index in range(len(out) - 1, -1, -1):
         code, sep, comment = out[index].partition("  # ")
-        if kinds[index] == "code" and sep and len(out[index]) > width and CITATION.search(comment):
+        if changed[index] and kinds[index] == "code" and sep and len(out[index]) > width:
             indent = code[:len(code) - len(code.lstrip())]
             out[index:index + 1] = [f"{indent}# {comment}", code.rstrip()]
             kinds[index:index + 1] = ["comment", "code"]
+            changed[index:index + 1] = [True, False]
     index = 0
     while index < len(out):
         line, kind = out[index], kinds[index]
-        if len(line) > width and kind != "code":
+        if changed[index] and len(line) > width and kind != "code":
             indent = line[:len(line) - len(line.lstrip())]
             lead = indent + ("# " if kind == "comment" else "")
             cut = line.rfind(" ", len(lead) + 1, width + 1)
@@ -99,9 +101,11 @@ def cite_python(source: str, width: int = LINE_WIDTH) -> str:
                 out[index] = head
                 if same_paragraph:
                     out[index + 1] = lead + tail + " " + following[len(lead):]
+                    changed[index + 1] = True
                 else:
                     out.insert(index + 1, lead + tail)
                     kinds.insert(index + 1, kind)
+                    changed.insert(index + 1, True)
         index += 1
     return "\n".join(out)
 
