@@ -1,5 +1,6 @@
-"""`make bench-walls`: what the bot-wall check (CONTRACT 20) costs per page, and that no ordinary page is
-taken for a wall, on the main-content benchmark pages (54 real article pages, gzip HTML).
+"""`make bench-walls`: what the bot-wall check (docs/actions-and-blocked-pages.md#actions-and-blocked-pages)
+costs per page, and that no ordinary page is taken for a wall, on the main-content benchmark pages (54 real
+article pages, gzip HTML).
 
 Three ways, in turns on every page so the figures compare on a busy machine:
 - in the browser, as every capture runs it (pinned Chromium, page scripts off, every request refused): the

@@ -1,4 +1,5 @@
-"""A signed link to GET /v1/render/screenshot (CONTRACT 19) from a screenshot request's JSON body."""
+"""A signed link to GET /v1/render/screenshot (docs/cache-and-signed-links.md#cache-and-signed-links) from a
+screenshot request's JSON body."""
 
 from __future__ import annotations
 

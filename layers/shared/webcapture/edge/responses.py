@@ -80,7 +80,8 @@ def binary(
     """Raw bytes; Powertools base64-encodes them for API Gateway's binary media types."""
     headers = {"Cache-Control": "no-store", **warning_headers(warnings)}
     if target_status is not None:
-        headers[TARGET_STATUS_HEADER] = str(target_status)  # CONTRACT 20: metadata.statusCode, for bytes
+        # docs/actions-and-blocked-pages.md#actions-and-blocked-pages: metadata.statusCode, for bytes
+        headers[TARGET_STATUS_HEADER] = str(target_status)
     return Response(200, content_type, body, headers=headers)
 
 

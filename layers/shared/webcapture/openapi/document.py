@@ -43,7 +43,8 @@ def _success_envelope(data: dict[str, Any], cost: int | None) -> dict[str, Any]:
             "data": data,
             "requestId": {"type": "string", "format": "uuid"},
             "timestamp": {"type": "string", "description": "ISO 8601 UTC with milliseconds"},
-            # 0 when the answer came from the cache (maxAge, CONTRACT 19).
+            # 0 when the answer came from the cache (maxAge,
+            # docs/cache-and-signed-links.md#cache-and-signed-links).
             "creditsCost": {"type": "integer", "enum": sorted({cost, 0})} if cost is not None
             else {"type": "integer", "minimum": 0},
         },

@@ -1,4 +1,4 @@
-"""The jobs routes' bodies and answers (CONTRACT 17), for the OpenAPI document.
+"""The jobs routes' bodies and answers (docs/jobs.md#jobs), for the OpenAPI document.
 
 The batch body is validated by webcapture.jobs.batch_request (each item as its endpoint's own model, with
 issue paths that name the item); this model states the same shape and limits for readers and tools."""

@@ -1,4 +1,5 @@
-"""`actions` (CONTRACT 20): the caller's steps on the prepared page, in order, before the output.
+"""`actions` (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): the caller's steps on the prepared
+page, in order, before the output.
 
 Each step has its own time limit (default 5,000 ms) inside what the request has left, less the room the
 output needs. A step that fails (no element, an element that never becomes usable, its time runs out) is a
