@@ -28,8 +28,8 @@ from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.page.navigation import navigated, return_from_failed_move
 from webcapture.browser.page.page_actions import run_actions
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
-from webcapture.browser.page.page_control import PagePreparation
 from webcapture.browser.page.page_motion import RESTLESS, MainFrameMotion, PageMoving
+from webcapture.browser.page.page_preparation import PagePreparation
 from webcapture.browser.page.spare_context import new_context
 from webcapture.browser.page.target_checks import check_target
 from webcapture.egress.upstream import upstream_pool_proxy

@@ -32,8 +32,8 @@ from playwright.sync_api import Error as PlaywrightError
 from webcapture.browser import blank_screenshot
 from webcapture.browser.budget import MIN_STEP_MS
 from webcapture.browser.page.page_context import effective_setup
-from webcapture.browser.page.page_control import capture_reserve_ms, is_selector_error
 from webcapture.browser.page.page_motion import PageMoving
+from webcapture.browser.page.page_preparation import capture_reserve_ms, is_selector_error
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
 from webcapture.errors import ElementNotFound, NavigationFailed
 from webcapture.images import CONTENT_TYPES, ImageFormat, image_info

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from webcapture.jobs.batch_request import EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
-from webcapture.openapi.answers import _Answer
+from webcapture.openapi.answer_models import _Answer
 
 JobOperation = Literal["screenshot", "links", "ai-extract", "markdown", "content", "pdf"]
 WebhookEvent = Literal["job.completed", "job.failed", "item.completed"]

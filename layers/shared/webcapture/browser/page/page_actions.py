@@ -20,8 +20,8 @@ from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from webcapture.browser.budget import MIN_STEP_MS, Deadline
-from webcapture.browser.page.page_control import capture_reserve_ms, is_selector_error
 from webcapture.browser.page.page_motion import MainFrameMotion
+from webcapture.browser.page.page_preparation import capture_reserve_ms, is_selector_error
 from webcapture.errors import ActionFailed
 from webcapture.models.page_actions import Action
 

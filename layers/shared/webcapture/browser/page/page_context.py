@@ -1,6 +1,6 @@
 """Page control (docs/api.md#page-control) at context creation: the device, emulation, headers, credentials,
 cookies and routes of a request's fresh context, before anything loads (the page's own preparation is
-page_control).
+page_preparation).
 
 Nothing here fetches anything: headers and cookies only change what Chromium asks, and every request it
 makes still goes through the egress proxy (docs/api.md#egress-policy). Routes only abort or fall back, never
