@@ -44,6 +44,18 @@ def secret_statement(condition: str, parameter: str) -> str:
 """
 
 
+def stored_files(prefix: str) -> str:
+    """Storing the function's files (a permanentUrl): their records, and their objects under one prefix."""
+    return f"""\
+            - Effect: Allow
+              Action: dynamodb:PutItem
+              Resource: !GetAtt FilesTable.Arn
+            - Effect: Allow
+              Action: [s3:PutObject, s3:DeleteObject]
+              Resource: !Sub "${{FilesBucket.Arn}}/{prefix}/*"
+"""
+
+
 PROXIES_SECRET = secret_statement("HasUpstreamProxies", "UpstreamProxiesSecret")
 
 
@@ -65,13 +77,7 @@ FUNCTIONS = (
             - Effect: Allow
               Action: dynamodb:GetItem
               Resource: !GetAtt SigningSecretsTable.Arn # signed links (docs/cache-and-signed-links.md)
-            - Effect: Allow
-              Action: dynamodb:PutItem
-              Resource: !GetAtt FilesTable.Arn
-            - Effect: Allow
-              Action: [s3:PutObject, s3:DeleteObject]
-              Resource: !Sub "${FilesBucket.Arn}/screenshots/*"
-""",
+""" + stored_files("screenshots"),
         events="""\
         SignedScreenshot:
           # A signed link carries its own proof (HMAC of the query): no authorizer.
@@ -96,14 +102,7 @@ FUNCTIONS = (
     BrowserFunction("Content", "content", "content"),
     BrowserFunction(
         "Pdf", "pdf", "pdf",
-        statements="""\
-            - Effect: Allow
-              Action: dynamodb:PutItem
-              Resource: !GetAtt FilesTable.Arn
-            - Effect: Allow
-              Action: [s3:PutObject, s3:DeleteObject]
-              Resource: !Sub "${FilesBucket.Arn}/pdfs/*"
-"""),
+        statements=stored_files("pdfs")),
 )
 
 # The block every browser function has; {placeholders} are filled from its BrowserFunction.
