@@ -172,7 +172,8 @@ def machine() -> str:
 
 def scroll_page_row(api: Any, fixtures: Any) -> dict[str, float]:
     """scrollPage on a page with nothing lazy (`tall.html`, 3000 px) against the same request without it,
-    in turns, through the local API (CONTRACT 14: the walk should cost a page with nothing lazy < 10%)."""
+    in turns, through the local API (docs/api.md#page-control: the walk should cost a page with nothing lazy <
+    10%)."""
     body = {"url": fixtures.url("/tall.html")}
 
     def shot(extra: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""`make bench-cache`: a cache hit against a miss (maxAge, CONTRACT 19), through the local API, side by side.
+"""`make bench-cache`: a cache hit against a miss (maxAge,
+docs/cache-and-signed-links.md#cache-and-signed-links), through the local API, side by side.
 
 Two pages: the suite's `plain.html`, and a full-page png of about 4.6 MB (`noise-canvas.html`, the largest
 that is still answered inline). A miss renders (a distinct `?run=N` on the URL makes every miss a new

@@ -1,5 +1,6 @@
-"""`make bench-walls`: what the bot-wall check (CONTRACT 20) costs per page, and that no ordinary page is
-taken for a wall, on the main-content benchmark pages (54 real article pages, gzip HTML).
+"""`make bench-walls`: what the bot-wall check (docs/actions-and-blocked-pages.md#actions-and-blocked-pages)
+costs per page, and that no ordinary page is taken for a wall, on the main-content benchmark pages (54 real
+article pages, gzip HTML).
 
 Three ways, in turns on every page so the figures compare on a busy machine:
 - in the browser, as every capture runs it (pinned Chromium, page scripts off, every request refused): the
@@ -166,8 +167,8 @@ def main() -> None:
     if args.write_docs:
         DOC.parent.mkdir(parents=True, exist_ok=True)
         DOC.write_text("# Bot-wall check: cost per page\n\n`make bench-walls` (scripts/bench_walls.py). "
-                       "The check runs on every capture's final page (CONTRACT 20; "
-                       "docs/actions-and-blocked-pages.md).\n\n" + table + "\n", encoding="utf-8")
+                       "The check runs on every capture's final page "
+                       "(docs/actions-and-blocked-pages.md#bot-walls).\n\n" + table + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

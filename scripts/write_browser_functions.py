@@ -44,6 +44,18 @@ def secret_statement(condition: str, parameter: str) -> str:
 """
 
 
+def stored_files(prefix: str) -> str:
+    """Storing the function's files (a permanentUrl): their records, and their objects under one prefix."""
+    return f"""\
+            - Effect: Allow
+              Action: dynamodb:PutItem
+              Resource: !GetAtt FilesTable.Arn
+            - Effect: Allow
+              Action: [s3:PutObject, s3:DeleteObject]
+              Resource: !Sub "${{FilesBucket.Arn}}/{prefix}/*"
+"""
+
+
 PROXIES_SECRET = secret_statement("HasUpstreamProxies", "UpstreamProxiesSecret")
 
 
@@ -64,17 +76,12 @@ FUNCTIONS = (
         statements="""\
             - Effect: Allow
               Action: dynamodb:GetItem
-              Resource: !GetAtt SigningSecretsTable.Arn # signed links (CONTRACT 19)
-            - Effect: Allow
-              Action: dynamodb:PutItem
-              Resource: !GetAtt FilesTable.Arn
-            - Effect: Allow
-              Action: [s3:PutObject, s3:DeleteObject]
-              Resource: !Sub "${FilesBucket.Arn}/screenshots/*"
-""",
+              Resource: !GetAtt SigningSecretsTable.Arn # signed links (docs/cache-and-signed-links.md)
+""" + stored_files("screenshots"),
         events="""\
         SignedScreenshot:
-          # A signed link carries its own proof (HMAC of the query, CONTRACT 19): no authorizer.
+          # A signed link carries its own proof (HMAC of the query): no authorizer.
+          # docs/cache-and-signed-links.md#signed-links
           Type: Api
           Properties:
             RestApiId: !Ref WebcaptureApi
@@ -95,14 +102,7 @@ FUNCTIONS = (
     BrowserFunction("Content", "content", "content"),
     BrowserFunction(
         "Pdf", "pdf", "pdf",
-        statements="""\
-            - Effect: Allow
-              Action: dynamodb:PutItem
-              Resource: !GetAtt FilesTable.Arn
-            - Effect: Allow
-              Action: [s3:PutObject, s3:DeleteObject]
-              Resource: !Sub "${FilesBucket.Arn}/pdfs/*"
-"""),
+        statements=stored_files("pdfs")),
 )
 
 # The block every browser function has; {placeholders} are filled from its BrowserFunction.
@@ -131,7 +131,7 @@ SHARED = """\
         - Statement:
             - Effect: Allow
               Action: [s3:GetObject, s3:PutObject]
-              Resource: !Sub "${{FilesBucket.Arn}}/cache/*" # maxAge: the answer cache (CONTRACT 19)
+              Resource: !Sub "${{FilesBucket.Arn}}/cache/*" # maxAge: the answer cache
             - Effect: Allow
               Action: dynamodb:UpdateItem
               Resource: !GetAtt ApiKeysTable.Arn
@@ -168,12 +168,13 @@ SHARED = """\
 PREAMBLE = """\
   # The functions that run Chromium, one block each from one definition. What they share: 2 GB, a 130 s
   # Timeout (a synchronous request keeps its deadline under API Gateway's 29 s, from requestTimeEpoch; a
-  # job's item may take 120 s, CONTRACT 17, plus storing its result), the BrowserLayer and a Node layer,
-  # the answer cache, a job's items from their own queue. /tmp is 1024 MB, measured (docs/benchmarks.md):
-  # the cold start unpacks Chromium (220 MB) and Playwright's Node (117 MB); on top, the browser's scratch
-  # folder, where Chromium keeps its shared memory (--disable-dev-shm-usage; a tall full-page capture at 2x
-  # can need hundreds of MB), and room for the staging folder of an unpack cut off by a timeout (220 MB).
-  # tests/artifact checks it. Each function's own grants come after the "grants of its own" comment.
+  # job's item may take 120 s, docs/jobs.md#jobs, plus storing its result), the BrowserLayer and a Node
+  # layer, the answer cache, a job's items from their own queue. /tmp is 1024 MB, measured
+  # (docs/benchmarks.md): the cold start unpacks Chromium (220 MB) and Playwright's Node (117 MB); on top,
+  # the browser's scratch folder, where Chromium keeps its shared memory (--disable-dev-shm-usage; a tall
+  # full-page capture at 2x can need hundreds of MB), and room for the staging folder of an unpack cut off
+  # by a timeout (220 MB). tests/artifact checks it. Each function's own grants come after the "grants of
+  # its own" comment.
 """
 
 

@@ -31,5 +31,5 @@ def links() -> Response[Any]:
                            lambda: json_answer(collect_page_links(caller, request)), large=True)
 
 
-# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
+# The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs).
 lambda_handler = entry_point(app, ItemRunner(Operation.LINKS, collect_page_links))

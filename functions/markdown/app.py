@@ -31,5 +31,5 @@ def markdown() -> Response[Any]:
                            lambda: json_answer(page_markdown(caller, request)))
 
 
-# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17).
+# The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs).
 lambda_handler = entry_point(app, ItemRunner(Operation.MARKDOWN, page_markdown))

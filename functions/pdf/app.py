@@ -32,7 +32,7 @@ def pdf() -> Response[Any]:
                            form=file_form(request.base64, accept, CONTENT_TYPE))
 
 
-# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17); an item
+# The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs); an item
 # shares the cache entry of the stored JSON answer.
 items = ItemRunner(Operation.PDF, pdf_job_item, sync_request=stored_pdf_request, form="json")
 lambda_handler = entry_point(app, items)

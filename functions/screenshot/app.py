@@ -50,7 +50,7 @@ def signed_screenshot() -> Response[Any]:
     return response
 
 
-# The same work for the items of a batch, from the function's SQS event source (CONTRACT 17); an item
+# The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs); an item
 # shares the cache entry of the stored JSON answer.
 items = ItemRunner(Operation.SCREENSHOT, screenshot_job_item,
                    sync_request=stored_screenshot_request, form="json")

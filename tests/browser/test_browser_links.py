@@ -1,4 +1,4 @@
-"""The links core (CONTRACT 8) against real Chromium and the loopback fixture pages."""
+"""The links core (docs/api.md#links) against real Chromium and the loopback fixture pages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The markdown, content and PDF cores (CONTRACT 15) against real Chromium and the loopback fixture pages."""
+"""The markdown, content and PDF cores (docs/api.md#more-outputs) against real Chromium and the loopback
+fixture pages."""
 
 from __future__ import annotations
 

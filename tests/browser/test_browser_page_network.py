@@ -1,5 +1,5 @@
-"""Page control's network and emulation fields and injections (CONTRACT 14) in real Chromium against the
-loopback fixture pages: what the page's server receives, and what the page sees."""
+"""Page control's network and emulation fields and injections (docs/api.md#page-control) in real Chromium
+against the loopback fixture pages: what the page's server receives, and what the page sees."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Page control's waits, element shots, scrolling and hiding (CONTRACT 14) in real Chromium against the
-loopback fixture pages."""
+"""Page control's waits, element shots, scrolling and hiding (docs/api.md#page-control) in real Chromium
+against the loopback fixture pages."""
 
 from __future__ import annotations
 

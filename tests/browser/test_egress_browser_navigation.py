@@ -1,4 +1,4 @@
-"""The egress guard for the main document, through real Chromium (CONTRACT 13).
+"""The egress guard for the main document, through real Chromium (docs/api.md#egress-policy).
 
 Every target and every way a page moves its main frame: the answer is 400 URL_NOT_ALLOWED, never a capture
 of the proxy's refusal or of an error page, and neither canary ever sees a connection. Each IP spelling is

@@ -1,7 +1,7 @@
-"""No page-control option reaches past the egress guard (CONTRACT 14 last rule, CONTRACT 13), through real
-Chromium: injected URLs are fetched by Chromium through the proxy and refused there; headers and cookies
-change what is asked, never where the browser goes. The canaries see nothing, and the proxy connects to
-the public site only."""
+"""No page-control option reaches past the egress guard (docs/api.md#page-control last rule,
+docs/api.md#egress-policy), through real Chromium: injected URLs are fetched by Chromium through the proxy and
+refused there; headers and cookies change what is asked, never where the browser goes. The canaries see
+nothing, and the proxy connects to the public site only."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Each page reaches for the canary one way. The request must reach the proxy and be refused there (the
 refusal log proves Chromium sent it and the proxy said no), neither canary sees a connection, the proxy
-connects nowhere but the public site, and the page itself is still captured (CONTRACT 13).
+connects nowhere but the public site, and the page itself is still captured (docs/api.md#egress-policy).
 Requests a page sends without holding up its load event (fetch, beacons, sockets) hold it with the site's
 /hold image until the proxy has refused them, so the capture cannot finish first and pass by luck.
 """

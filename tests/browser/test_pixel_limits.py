@@ -1,4 +1,4 @@
-"""Images over 16,384 px a side or 100 megapixels (CONTRACT 16): refused by the request model when the
+"""Images over 16,384 px a side or 100 megapixels (docs/api.md#limits): refused by the request model when the
 request says so, cut in the browser when only the page knows (real Chromium, a page 10^6 px tall)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Over real HTTP against the local API: bad bodies and odd requests get the contract's answers (CONTRACT 16)."""
+"""Over real HTTP against the local API: bad bodies and odd requests get the contract's answers
+(docs/api.md#limits)."""
 
 from __future__ import annotations
 

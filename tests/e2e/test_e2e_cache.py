@@ -1,5 +1,6 @@
-"""maxAge over real HTTP against the local API (CONTRACT 19): a repeat answered from the cache exactly as
-the first answer, without credits, a concurrency slot or the browser; keyed so that nothing else shares it."""
+"""maxAge over real HTTP against the local API (docs/cache-and-signed-links.md#cache-and-signed-links): a
+repeat answered from the cache exactly as the first answer, without credits, a concurrency slot or the
+browser; keyed so that nothing else shares it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""maxAge on a job's items, over HTTP against the local API (CONTRACT 19, 17): an item whose request was
-answered synchronously before is that answer (the same stored file, no credit); an option changed or
-another user's request is a miss; a job's miss serves the synchronous endpoint later."""
+"""maxAge on a job's items, over HTTP against the local API
+(docs/cache-and-signed-links.md#cache-and-signed-links, docs/jobs.md#jobs): an item whose request was answered
+synchronously before is that answer (the same stored file, no credit); an option changed or another user's
+request is a miss; a job's miss serves the synchronous endpoint later."""
 
 from __future__ import annotations
 

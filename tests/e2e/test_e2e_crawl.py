@@ -1,4 +1,5 @@
-"""POST /v1/web/crawl end to end (CONTRACT 18), over HTTP to a local API of its own: the submit reserves
+"""POST /v1/web/crawl end to end (docs/crawl-and-map.md#crawl-and-map), over HTTP to a local API of its own:
+the submit reserves
 `limit x cost`, the pages travel through moto's SQS to the crawl function (real Chromium), each canonical
 URL is recorded once in moto's DynamoDB, results page through GET /v1/jobs/{id}, and what the crawl did
 not use comes back once at the end.

@@ -1,9 +1,9 @@
-"""A crawl's workers killed at random (CONTRACT 17, 18): the crawl function's containers are SIGKILLed again
-and again while a crawl of the sample site runs, between loading a page, recording its links, enqueueing
-them and writing its result. A killed page comes back after the queue's visibility timeout (shortened for
-this stack) and enqueues again what it had recorded; the crawl still records each page once, loses none
-(it reaches its limit, every recorded page with one result), charges exactly its completed pages, and
-leaves nothing in the dead-letter queue."""
+"""A crawl's workers killed at random (docs/jobs.md#jobs, docs/crawl-and-map.md#crawl-and-map): the crawl
+function's containers are SIGKILLed again and again while a crawl of the sample site runs, between loading a
+page, recording its links, enqueueing them and writing its result. A killed page comes back after the queue's
+visibility timeout (shortened for this stack) and enqueues again what it had recorded; the crawl still records
+each page once, loses none (it reaches its limit, every recorded page with one result), charges exactly its
+completed pages, and leaves nothing in the dead-letter queue."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Asynchronous jobs end to end (CONTRACT 17), over HTTP to a local API of their own: items travel through
-moto's SQS to the screenshot function (the local API plays Lambda's event source mapping), results and
+"""Asynchronous jobs end to end (docs/jobs.md#jobs), over HTTP to a local API of their own: items travel
+through moto's SQS to the screenshot function (the local API plays Lambda's event source mapping), results and
 credits land in moto's DynamoDB, and webhooks reach a loopback receiver that verifies them with the
 `standardwebhooks` package."""
 

@@ -1,6 +1,6 @@
-"""A job's workers killed at random (CONTRACT 17): the screenshot function's containers are SIGKILLed again
-and again while a 200-item batch runs. What the killed invocations held comes back to the queue after its
-visibility timeout (shortened for this stack), and each item still ends with exactly one result, the
+"""A job's workers killed at random (docs/jobs.md#jobs): the screenshot function's containers are SIGKILLed
+again and again while a 200-item batch runs. What the killed invocations held comes back to the queue after
+its visibility timeout (shortened for this stack), and each item still ends with exactly one result, the
 credits spent are exactly the successes' cost, and nothing is left in the dead-letter queue."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Over real HTTP against the local API, with real Chromium: Markdown, rendered HTML and PDF (CONTRACT 15)."""
+"""Over real HTTP against the local API, with real Chromium: Markdown, rendered HTML and PDF
+(docs/api.md#more-outputs)."""
 
 from __future__ import annotations
 

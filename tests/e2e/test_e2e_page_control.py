@@ -1,5 +1,5 @@
-"""Page control (CONTRACT 14) over real HTTP against the local API, with real Chromium: the README's
-recipes, the errors and their refunds, and warnings in both answer forms."""
+"""Page control (docs/api.md#page-control) over real HTTP against the local API, with real Chromium: the
+README's recipes, the errors and their refunds, and warnings in both answer forms."""
 
 from __future__ import annotations
 

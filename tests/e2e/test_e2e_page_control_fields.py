@@ -1,5 +1,6 @@
-"""Every page-control field (CONTRACT 14) end to end: real HTTP to the local API, its real handlers, real
-Chromium, against the loopback fixture pages (tests/support/fixture_server.py) built to show each field.
+"""Every page-control field (docs/api.md#page-control) end to end: real HTTP to the local API, its real
+handlers, real Chromium, against the loopback fixture pages (tests/support/fixture_server.py) built to show
+each field.
 
 Most tests read the page back through POST /v1/web/content (data.html is the DOM after scripts ran), on
 pages that write what they see into the DOM (pc-env.html, /echo) or whose requests the fixture server

@@ -1,5 +1,6 @@
-"""CONTRACT 20 end to end: actions, the target's status, bot walls, blank screenshots and an upstream proxy,
-over HTTP to the local API with real Chromium and metering against moto.
+"""docs/actions-and-blocked-pages.md#actions-and-blocked-pages end to end: actions, the target's status, bot
+walls, blank screenshots and an upstream proxy, over HTTP to the local API with real Chromium and metering
+against moto.
 
 The stack allows only the site (127.0.0.2); the canary (127.0.0.1) stands for every internal service. The
 upstream proxy pool "loop" is a counting CONNECT proxy on 127.0.0.3 that leaves from 127.0.0.4, so the

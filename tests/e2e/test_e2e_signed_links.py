@@ -1,5 +1,6 @@
-"""Signed links over real HTTP against the local API (CONTRACT 19): no Authorization header, the query is
-the request, an HMAC of it the proof; every way a link can be wrong is the same 403."""
+"""Signed links over real HTTP against the local API (docs/cache-and-signed-links.md#cache-and-signed-links):
+no Authorization header, the query is the request, an HMAC of it the proof; every way a link can be wrong is
+the same 403."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""A site of pages that fight back (CONTRACT 20): content behind clicks, a form, tabs, the bot walls of
-tests/support/wall_pages.py with their statuses and headers, blank-looking pages, an error status. It
-records every request's path and the address it came from, so a test can tell a request that came through
-an upstream proxy."""
+"""A site of pages that fight back (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): content
+behind clicks, a form, tabs, the bot walls of tests/support/wall_pages.py with their statuses and headers,
+blank-looking pages, an error status. It records every request's path and the address it came from, so a test
+can tell a request that came through an upstream proxy."""
 
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ it and the one browser. Static pages live in tests/support/pages; a few routes a
 Pages may say {{PORT}} where they need the server's port (links to other host names resolved here).
 Every request is recorded in `hits` as (Host header, path), so a test can tell what reached the server.
 
-Page control (CONTRACT 14) routes; every request's path and query is recorded in `server.requested`:
+Page control (docs/api.md#page-control) routes; every request's path and query is recorded in
+`server.requested`:
     /pixel.gif?name=N   a 1x1 gif            /hang-image   an image that never finishes
     /asset/<name>       site.css, app.js, injected.css (body background rgb(1, 2, 3)), injected.js
     /media/<name>       a gif                /slow?ms=M    text "arrived" after M ms

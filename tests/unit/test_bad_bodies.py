@@ -1,4 +1,5 @@
-"""Bodies that are not strict JSON are a 400 INVALID_JSON, never a 500 (CONTRACT 16); odd ports are a 422."""
+"""Bodies that are not strict JSON are a 400 INVALID_JSON, never a 500 (docs/api.md#limits); odd ports are a
+422."""
 
 from __future__ import annotations
 

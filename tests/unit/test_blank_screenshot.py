@@ -1,4 +1,5 @@
-"""The flat-colour test of a capture (CONTRACT 20) on PNGs written with every row filter."""
+"""The flat-colour test of a capture (docs/actions-and-blocked-pages.md#actions-and-blocked-pages) on PNGs
+written with every row filter."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The bot-wall detector (CONTRACT 20) on pages shaped like each wall, and on pages that only look like one."""
+"""The bot-wall detector (docs/actions-and-blocked-pages.md#actions-and-blocked-pages) on pages shaped like
+each wall, and on pages that only look like one."""
 
 from __future__ import annotations
 

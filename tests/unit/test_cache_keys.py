@@ -1,6 +1,7 @@
-"""The cache key (CONTRACT 19) tells requests apart exactly as the request models do: two requests share an
-entry if and only if they are the same validated request (defaults filled in) apart from maxAge, for the
-same user, operation and answer form. Property-tested over bodies drawn from each model's JSON Schema."""
+"""The cache key (docs/cache-and-signed-links.md#cache-and-signed-links) tells requests apart exactly as the
+request models do: two requests share an entry if and only if they are the same validated request (defaults
+filled in) apart from maxAge, for the same user, operation and answer form. Property-tested over bodies drawn
+from each model's JSON Schema."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The cache's store (CONTRACT 19) against moto: entries round-trip byte for byte, age out, never fail a
-request (unreadable or unreachable is a miss), and a deleted file takes only its own entry."""
+"""The cache's store (docs/cache-and-signed-links.md#cache-and-signed-links) against moto: entries round-trip
+byte for byte, age out, never fail a request (unreadable or unreachable is a miss), and a deleted file takes
+only its own entry."""
 
 from __future__ import annotations
 

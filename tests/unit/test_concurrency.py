@@ -1,4 +1,4 @@
-"""Per-key in-flight limit (CONTRACT 16) against moto in-process: atomic slots, expiry, release."""
+"""Per-key in-flight limit (docs/api.md#limits) against moto in-process: atomic slots, expiry, release."""
 
 from __future__ import annotations
 

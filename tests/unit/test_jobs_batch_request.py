@@ -1,4 +1,4 @@
-"""The batch body (CONTRACT 17): each item validated as its endpoint's body, issue paths naming it."""
+"""The batch body (docs/jobs.md#jobs): each item validated as its endpoint's body, issue paths naming it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""`maxAge` on a job's items (CONTRACT 19), over moto: an item with a fresh entry of its user's synchronous
-request is answered from it (the same data, its credit refunded, no slot, nothing run); a miss runs and
-keeps its result for the synchronous endpoint and later items alike."""
+"""`maxAge` on a job's items (docs/cache-and-signed-links.md#cache-and-signed-links), over moto: an item with
+a fresh entry of its user's synchronous request is answered from it (the same data, its credit refunded, no
+slot, nothing run); a miss runs and keeps its result for the synchronous endpoint and later items alike."""
 
 from __future__ import annotations
 

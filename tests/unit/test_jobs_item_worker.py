@@ -1,4 +1,4 @@
-"""A job's items in the work function (CONTRACT 17), over moto: each runs once however often it is
+"""A job's items in the work function (docs/jobs.md#jobs), over moto: each runs once however often it is
 delivered, a full key's items wait on the queue, failures and cancellations are refunded, AWS trouble is
 a partial batch failure, and the job's end queues its webhook event."""
 

@@ -1,6 +1,6 @@
-"""Webhook delivery (CONTRACT 17): signed by Standard Webhooks (verified here with the `standardwebhooks`
-package, as a receiver does), through the egress policy at every attempt, retried as delayed messages
-with the same webhook-id, every attempt recorded on the job."""
+"""Webhook delivery (docs/jobs.md#jobs): signed by Standard Webhooks (verified here with the
+`standardwebhooks` package, as a receiver does), through the egress policy at every attempt, retried as
+delayed messages with the same webhook-id, every attempt recorded on the job."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A key whose `remaining` is stored as NULL is unlimited (CONTRACT 3), like one without the attribute."""
+"""A key whose `remaining` is stored as NULL is unlimited (docs/api.md#credits), like one without the
+attribute."""
 
 from __future__ import annotations
 

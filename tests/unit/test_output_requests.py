@@ -1,4 +1,5 @@
-"""Request models of the markdown, content and PDF endpoints (CONTRACT 15): every constraint, Zod-style."""
+"""Request models of the markdown, content and PDF endpoints (docs/api.md#more-outputs): every constraint,
+Zod-style."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Signed links (CONTRACT 19): the canonical query, the constant-time check, the typed query fields, and
-the verifier against a signing-secret table in moto."""
+"""Signed links (docs/cache-and-signed-links.md#cache-and-signed-links): the canonical query, the
+constant-time check, the typed query fields, and the verifier against a signing-secret table in moto."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The map and crawl request models (CONTRACT 18, 5): every constraint, Zod-style issues, page control."""
+"""The map and crawl request models (docs/crawl-and-map.md#crawl-and-map, docs/api.md#validation): every
+constraint, Zod-style issues, page control."""
 
 from __future__ import annotations
 

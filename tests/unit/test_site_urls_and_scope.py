@@ -1,4 +1,5 @@
-"""Canonical URLs, path globs and scope (CONTRACT 18): one spelling per page, and which pages belong."""
+"""Canonical URLs, path globs and scope (docs/crawl-and-map.md#crawl-and-map): one spelling per page, and
+which pages belong."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""template.yaml's limits (CONTRACT 16): function timeouts under API Gateway's 29 s, stage throttling and
-its 429 rendered as TOO_MANY_REQUESTS, reserved concurrency that is left out unless asked for."""
+"""template.yaml's limits (docs/api.md#limits): function timeouts under API Gateway's 29 s, stage throttling
+and its 429 rendered as TOO_MANY_REQUESTS, reserved concurrency that is left out unless asked for."""
 
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ def test_every_function_behind_the_gateway_ends_before_the_gateways_29_s() -> No
 
 
 def test_browser_functions_have_room_for_a_job_item_of_120_s() -> None:
-    """They also run job items (CONTRACT 17: up to 120 s each); a synchronous request keeps its own deadline
-    under the gateway's 29 s from requestTimeEpoch (request_scope), whatever the function's Timeout."""
+    """They also run job items (docs/jobs.md#jobs: up to 120 s each); a synchronous request keeps its own
+    deadline under the gateway's 29 s from requestTimeEpoch (request_scope), whatever the function's
+    Timeout."""
     resolver, template = resolved()
     api = read_api(template, resolver)
     assert all(api.functions[name].timeout_s == 130 for name in BROWSER_FUNCTIONS)

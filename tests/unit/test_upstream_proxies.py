@@ -1,5 +1,6 @@
-"""Upstream proxy pools (CONTRACT 20): the configuration, and the tunnel our egress proxy opens through a
-real CONNECT proxy on loopback. Credentials never appear in what could be logged or answered."""
+"""Upstream proxy pools (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): the configuration, and
+the tunnel our egress proxy opens through a real CONNECT proxy on loopback. Credentials never appear in what
+could be logged or answered."""
 
 from __future__ import annotations
 

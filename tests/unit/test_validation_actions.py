@@ -1,4 +1,5 @@
-"""CONTRACT 20's request fields: every issue of `actions`, `failOnStatus` and `proxy` listed Zod's way."""
+"""docs/actions-and-blocked-pages.md#actions-and-blocked-pages's request fields: every issue of `actions`,
+`failOnStatus` and `proxy` listed Zod's way."""
 
 from __future__ import annotations
 

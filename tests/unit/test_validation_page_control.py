@@ -1,5 +1,5 @@
-"""Every page-control field (CONTRACT 14) and every constraint on it gives the contract's Zod-style 422
-issue, on every browser request model."""
+"""Every page-control field (docs/api.md#page-control) and every constraint on it gives the contract's
+Zod-style 422 issue, on every browser request model."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ Body = dict[str, Any]
 
 
 def _page_control(parser: argparse.ArgumentParser) -> None:
-    """The page-control flags every browser command takes (CONTRACT 14)."""
+    """The page-control flags every browser command takes (docs/api.md#page-control)."""
     parser.add_argument("url", help="the page, http or https")
     parser.add_argument("--wait", type=int, metavar="MS", help="extra idle time after load (waitTime)")
     parser.add_argument("--wait-for", metavar="CSS", help="wait for this element (waitForSelector)")

@@ -1,7 +1,7 @@
-"""`webcapture crawl URL` (CONTRACT 18): start a crawl; with --wait, follow it to its end with a progress
-bar, and with --out DIR write one file per page: `<index>-<path>.md` when Markdown is the only format,
-else `<index>-<path>.json` with the page's whole result. The index (the page's result index, zero-padded)
-keeps the names unique and in crawl order; failed pages are listed on stderr, not written."""
+"""`webcapture crawl URL` (docs/crawl-and-map.md#crawl-and-map): start a crawl; with --wait, follow it to its
+end with a progress bar, and with --out DIR write one file per page: `<index>-<path>.md` when Markdown is the
+only format, else `<index>-<path>.json` with the page's whole result. The index (the page's result index,
+zero-padded) keeps the names unique and in crawl order; failed pages are listed on stderr, not written."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`webcapture batch FILE` and `webcapture job ID [--wait]` (CONTRACT 17): a batch from NDJSON (one request
-body per line), a job's status and results, with a progress bar on stderr while waiting."""
+"""`webcapture batch FILE` and `webcapture job ID [--wait]` (docs/jobs.md#jobs): a batch from NDJSON (one
+request body per line), a job's status and results, with a progress bar on stderr while waiting."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A signed link to GET /v1/render/screenshot from a screenshot request's JSON body (docs/api.md, signed
-links).
+"""A signed link to GET /v1/render/screenshot from a screenshot request's JSON body
+(docs/cache-and-signed-links.md#signed-links).
 
 The signature is the service's (hex HMAC-SHA256, keyed with the secret's UTF-8 bytes, of every parameter but
 `signature`, sorted by name, percent-encoded as RFC 3986): written again here so the client needs nothing of

@@ -1,4 +1,5 @@
-"""The three answer forms of an endpoint that makes a file: the screenshot (CONTRACT 7) and the PDF (15).
+"""The three answer forms of an endpoint that makes a file: the screenshot (docs/api.md#screenshot) and the
+PDF (15).
 
 - `base64: true`: the file is stored and answered as JSON, with the bytes inline when they fit;
 - an Accept header that ranks application/json above the file's type: stored, answered as JSON;
@@ -25,7 +26,9 @@ class MadeFile:
     content_type: str
     inline_key: str  # the JSON field that carries the base64 bytes: "image", "pdf"
     warnings: Sequence[str] = ()
-    target_status: int | None = None  # the bytes form's X-Webcapture-Target-Status (CONTRACT 20)
+    # the bytes form's X-Webcapture-Target-Status
+    # (docs/actions-and-blocked-pages.md#actions-and-blocked-pages)
+    target_status: int | None = None
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """How a result's warnings reach the caller: `data.warning` in a JSON answer, `X-Webcapture-Warning` on bytes.
 
-Each warning one clause, joined by "; " into the one string the contract names (CONTRACT 7, 9, 14, 16).
+Each warning one clause, joined by "; " into the one string the contract names (docs/api.md#screenshot,
+docs/api.md#ai-extract, docs/api.md#page-control, docs/api.md#limits).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`maxAge` on the HTTP edge (CONTRACT 19): a browser endpoint's answer from the cache, or made and kept.
+"""`maxAge` on the HTTP edge (docs/cache-and-signed-links.md#cache-and-signed-links): a browser endpoint's
+answer from the cache, or made and kept.
 
 A hit is answered before anything is metered or launched: no credits reserved (creditsCost 0), no
 concurrency slot, no browser; the request is still counted on the key. The lookup (an S3 GET) and that
@@ -40,7 +41,7 @@ def file_form(wants_base64: bool, accept: str | None, binary_type: str) -> str:
 
 
 def _count(caller: Caller) -> None:
-    # CONTRACT 3 counts every authenticated request; a key store that is down must not fail a hit.
+    # docs/api.md#credits counts every authenticated request; a key store that is down must not fail a hit.
     with suppress(BotoCoreError, ClientError):
         metering.count_request(caller)
 

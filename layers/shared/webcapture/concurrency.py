@@ -1,4 +1,5 @@
-"""Per-key in-flight limit (CONTRACT 16): at most `maxConcurrency` metered requests of one key at a time.
+"""Per-key in-flight limit (docs/api.md#limits): at most `maxConcurrency` metered requests of one key at a
+time.
 
 Each request in flight holds a lease: an element `"<expiry epoch ms>:<requestId>"` of the string set
 `leases` on the key's own item. It is taken in the same conditional UpdateItem that reserves the request's

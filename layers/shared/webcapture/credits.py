@@ -1,4 +1,4 @@
-"""What each operation costs (CONTRACT 3)."""
+"""What each operation costs (docs/api.md#credits)."""
 
 from __future__ import annotations
 

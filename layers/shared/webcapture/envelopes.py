@@ -1,11 +1,11 @@
-"""Response bodies of the contract (CONTRACT 2): success, general error, validation error."""
+"""Response bodies of the contract (docs/api.md#envelopes): success, general error, validation error."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-VALIDATION_ERROR_NAME = "ZodError"  # kept for wire compatibility (CONTRACT 2)
+VALIDATION_ERROR_NAME = "ZodError"  # kept for wire compatibility (docs/api.md#envelopes)
 
 
 def utc_timestamp(moment: datetime | None = None) -> str:

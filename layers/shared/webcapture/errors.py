@@ -1,4 +1,4 @@
-"""The error catalogue (CONTRACT 6): every failure a caller can see, with its status and code.
+"""The error catalogue (docs/api.md#errors): every failure a caller can see, with its status and code.
 
 Core code raises these; the API layer turns them into the general error envelope. Anything else that
 escapes becomes a 500 INTERNAL_SERVER_ERROR with no detail.
@@ -13,7 +13,7 @@ class ApiError(Exception):
     status: ClassVar[int] = 500
     code: ClassVar[str] = "INTERNAL_SERVER_ERROR"
     default_message: ClassVar[str] = "Internal server error"
-    # Whether a metered operation that fails with this error gets its credits back (CONTRACT 3).
+    # Whether a metered operation that fails with this error gets its credits back (docs/api.md#credits).
     refundable: ClassVar[bool] = True
 
     def __init__(self, message: str | None = None, *, headers: dict[str, str] | None = None) -> None:
@@ -28,8 +28,9 @@ class Unauthorized(ApiError):
 
 
 class InvalidSignature(ApiError):
-    """A signed link (CONTRACT 19) that does not verify: one message whatever the reason, so a caller
-    learns nothing about which part was wrong (or whether the user exists)."""
+    """A signed link (docs/cache-and-signed-links.md#cache-and-signed-links) that does not verify: one message
+    whatever the reason, so a caller learns nothing about which part was wrong (or whether the user
+    exists)."""
 
     status, code = 403, "INVALID_SIGNATURE"
     default_message = "The link's signature is missing, wrong or expired"
@@ -46,14 +47,15 @@ class UrlNotAllowed(ApiError):
 
 
 class ElementNotFound(ApiError):
-    """CONTRACT 14: screenshotOptions.selector (or a selector to wait for) matches nothing."""
+    """docs/api.md#page-control: screenshotOptions.selector (or a selector to wait for) matches nothing."""
 
     status, code = 400, "ELEMENT_NOT_FOUND"
     default_message = "No element matches the selector"
 
 
 class ActionFailed(ApiError):
-    """CONTRACT 20: a step of `actions` failed (no element, its timeout); the message names the step."""
+    """docs/actions-and-blocked-pages.md#actions-and-blocked-pages: a step of `actions` failed (no element,
+    its timeout); the message names the step."""
 
     status, code = 400, "ACTION_FAILED"
     default_message = "An action step failed"
@@ -100,14 +102,16 @@ class NavigationTimeout(ApiError):
 
 
 class TargetHttpError(ApiError):
-    """CONTRACT 20: the target answered a status the caller listed in failOnStatus."""
+    """docs/actions-and-blocked-pages.md#actions-and-blocked-pages: the target answered a status the caller
+    listed in failOnStatus."""
 
     status, code = 502, "TARGET_HTTP_ERROR"
     default_message = "The target answered an HTTP status the request refuses"
 
 
 class TargetBlocked(ApiError):
-    """CONTRACT 20: the final page is a bot wall (a challenge or captcha), never charged as a capture."""
+    """docs/actions-and-blocked-pages.md#actions-and-blocked-pages: the final page is a bot wall (a challenge
+    or captcha), never charged as a capture."""
 
     status, code = 502, "TARGET_BLOCKED"
     default_message = "The target answered with a bot wall instead of the page"
@@ -143,7 +147,7 @@ class ServiceUnavailable(ApiError):
 
 
 class RequestValidationError(Exception):
-    """A 422: carries Zod-style issues (CONTRACT 5). Not an ApiError: its envelope differs."""
+    """A 422: carries Zod-style issues (docs/api.md#validation). Not an ApiError: its envelope differs."""
 
     status = 422
 

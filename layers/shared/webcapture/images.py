@@ -1,7 +1,7 @@
 """Format and pixel size of an encoded image, read from its header.
 
-Screenshot metadata reports what was actually produced (CONTRACT 7), so width/height come from the bytes,
-not from the options that asked for them. Only the three formats the screenshot endpoint produces.
+Screenshot metadata reports what was actually produced (docs/api.md#screenshot), so width/height come from the
+bytes, not from the options that asked for them. Only the three formats the screenshot endpoint produces.
 """
 
 from __future__ import annotations

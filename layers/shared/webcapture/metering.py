@@ -1,4 +1,4 @@
-"""Credit metering (CONTRACT 3): one atomic conditional update reserves the cost; failures refund it.
+"""Credit metering (docs/api.md#credits): one atomic conditional update reserves the cost; failures refund it.
 
 The condition does the whole check (key exists, enabled, not expired, enough credits, and a free
 concurrency slot: webcapture.concurrency) in DynamoDB, so concurrent requests can never spend more than
@@ -46,8 +46,8 @@ _MARK = f" ADD {concurrency.CHARGED} :marker"
 
 
 # Set while a job's item runs (webcapture.jobs.item_worker): its credits were reserved with its whole batch
-# at submit, so `metered` only takes the key's concurrency slot (CONTRACT 17: maxConcurrency spans sync and
-# async work) and refunds nothing itself; the job's own transaction does.
+# at submit, so `metered` only takes the key's concurrency slot (docs/jobs.md#jobs: maxConcurrency spans sync
+# and async work) and refunds nothing itself; the job's own transaction does.
 _prepaid: ContextVar[bool] = ContextVar("webcapture_prepaid", default=False)
 
 
@@ -94,7 +94,7 @@ def key_charge(
     if limited:
         values[":cost"] = cost
         return expression + ", remaining = remaining - :cost", _USABLE + " AND remaining >= :cost", values
-    # No limit: no `remaining`, or one set to NULL (CONTRACT 3: null means unlimited).
+    # No limit: no `remaining`, or one set to NULL (docs/api.md#credits: null means unlimited).
     values[":null"] = "NULL"
     condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
     return expression, condition, values
@@ -257,8 +257,8 @@ def start_request() -> None:
 
 
 def count_request(caller: Caller) -> None:
-    """Count a request that failed before any reservation (CONTRACT 3: every authenticated request), or
-    one whose cache lookup runs beside the count: its reservation, on a miss, then leaves the count out."""
+    """Count a request that failed before any reservation (docs/api.md#credits: every authenticated request),
+    or one whose cache lookup runs beside the count: its reservation, on a miss, then leaves the count out."""
     if caller.key_hash is None or _counted.get():
         return
     _counted.set(True)

@@ -1,4 +1,4 @@
-"""The largest image a capture may produce (CONTRACT 16): 16,384 px a side, 100 megapixels.
+"""The largest image a capture may produce (docs/api.md#limits): 16,384 px a side, 100 megapixels.
 
 Chromium allocates the whole bitmap before encoding it; a 38,400 x 21,600 capture (a 4K viewport at
 deviceScaleFactor 10) takes the browser down with it. Sizes here are in output pixels: CSS pixels times

@@ -78,7 +78,7 @@ def _env(name: str, read: Callable[[str, T], T], default: T) -> T:
     return field(default=default, metadata={"env": name, "read": read})
 
 
-# The work queue of each operation a batch can run (CONTRACT 17), from JOBS_QUEUE_<OPERATION>_URL.
+# The work queue of each operation a batch can run (docs/jobs.md#jobs), from JOBS_QUEUE_<OPERATION>_URL.
 JOB_OPERATIONS = ("screenshot", "links", "ai-extract", "markdown", "content", "pdf")
 
 
@@ -107,7 +107,7 @@ class Settings:
     # The CloudFront distribution in front of the bucket, to invalidate a deleted file; none locally.
     files_distribution_id: str | None = _env("FILES_DISTRIBUTION_ID", _optional, None)
 
-    # Authentication (CONTRACT 4)
+    # Authentication (docs/api.md#authentication)
     jwt_jwks_url: str | None = _env("JWT_JWKS_URL", _optional, None)
     jwt_hs256_secret: str | None = _env("JWT_HS256_SECRET", _optional, None)
     jwt_algorithms: tuple[str, ...] = _env("JWT_ALGORITHMS", _list, ("EdDSA", "ES256", "RS256"))
@@ -120,7 +120,7 @@ class Settings:
     request_budget_ms: int = _env("WEBCAPTURE_REQUEST_BUDGET_MS", _int, 25_000)
     # When API Gateway answers 504 on its own (its integration timeout); the request's deadline keeps clear.
     gateway_timeout_ms: int = _env("WEBCAPTURE_GATEWAY_TIMEOUT_MS", _int, 29_000)
-    # Per-key in-flight limit (CONTRACT 16) for keys whose record sets none.
+    # Per-key in-flight limit (docs/api.md#limits) for keys whose record sets none.
     default_max_concurrency: int = _env("WEBCAPTURE_DEFAULT_MAX_CONCURRENCY", _int, 5)
     inline_response_limit_bytes: int = _env("WEBCAPTURE_INLINE_RESPONSE_LIMIT_BYTES", _int, 6 * 1024 * 1024)
 
@@ -144,10 +144,11 @@ class Settings:
     # waitTime) is followed, and the page captured where it lands (webcapture.browser.page.page_motion).
     script_navigation_window_ms: int = _env("WEBCAPTURE_SCRIPT_NAVIGATION_WINDOW_MS", _int, 50)
 
-    # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
+    # Egress policy (docs/api.md#egress-policy): CIDRs or address:port entries allowed in development and
+    # tests only.
     egress_allow: tuple[str, ...] = _env("WEBCAPTURE_EGRESS_ALLOW", _list, ())
 
-    # AI provider (CONTRACT 9)
+    # AI provider (docs/api.md#ai-extract)
     openai_api_key: str | None = _env("OPENAI_API_KEY", _optional, None)
     openai_api_key_secret: str | None = _env("OPENAI_API_KEY_SECRET", _optional, None)
     openai_base_url: str | None = _env("OPENAI_BASE_URL", _optional, None)
@@ -158,11 +159,12 @@ class Settings:
     # html.parser and markdownify take about 15 us a character of dense markup here (README, Decisions).
     max_html_chars: int = _env("WEBCAPTURE_MAX_HTML_CHARS", _int, 1_000_000)
 
-    # Asynchronous jobs (CONTRACT 17): the jobs table, one work queue per operation, the webhooks queue.
+    # Asynchronous jobs (docs/jobs.md#jobs): the jobs table, one work queue per operation, the webhooks queue.
     jobs_table: str = _env("JOBS_TABLE", _text, "Jobs")
     job_queues: tuple[tuple[str, str], ...] = ()  # (operation, queue URL)
     webhooks_queue: str = _env("WEBHOOKS_QUEUE_URL", _text, "")
-    # A crawl's pages (CONTRACT 18): one message per page, on the crawl function's own queue.
+    # A crawl's pages (docs/crawl-and-map.md#crawl-and-map): one message per page, on the crawl function's own
+    # queue.
     crawl_queue: str = _env("CRAWL_QUEUE_URL", _text, "")
     # A batch body carries up to 1,000 request bodies: its own size limit (API Gateway allows 10 MB).
     batch_max_body_bytes: int = _env("WEBCAPTURE_BATCH_MAX_BODY_BYTES", _int, 1024 * 1024)
@@ -171,12 +173,13 @@ class Settings:
     job_max_receives: int = _env("WEBCAPTURE_JOB_MAX_RECEIVES", _int, 4)
     # How long an item waits (a delayed message) while its key's maxConcurrency is taken.
     job_busy_delay_s: int = _env("WEBCAPTURE_JOB_BUSY_DELAY_S", _int, 2)
-    # Webhook retries after a failed delivery (CONTRACT 17: about 5 s, 30 s, 2 min, 10 min, 1 h).
+    # Webhook retries after a failed delivery (docs/jobs.md#jobs: about 5 s, 30 s, 2 min, 10 min, 1 h).
     webhook_retry_delays_s: tuple[int, ...] = _env(
         "WEBCAPTURE_WEBHOOK_RETRY_DELAYS_S", _ints, (5, 30, 120, 600, 3600))
     webhook_timeout_s: float = _env("WEBCAPTURE_WEBHOOK_TIMEOUT_S", _float, 10.0)
-    # Upstream proxies (CONTRACT 20): named pools as JSON ({"us": "http://user:pass@host:port"}), or the
-    # name of a Secrets Manager secret holding that JSON (deployed). Read by webcapture.egress.upstream.
+    # Upstream proxies (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): named pools as JSON
+    # ({"us": "http://user:pass@host:port"}), or the name of a Secrets Manager secret holding that JSON
+    # (deployed). Read by webcapture.egress.upstream.
     upstream_proxies: str | None = _env("WEBCAPTURE_UPSTREAM_PROXIES", _optional, None)
     upstream_proxies_secret: str | None = _env("WEBCAPTURE_UPSTREAM_PROXIES_SECRET", _optional, None)
 

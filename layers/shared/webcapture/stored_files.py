@@ -1,4 +1,5 @@
-"""Stored files, screenshots and PDFs (CONTRACT 10, 12, 15): the S3 object and its record in the Files table.
+"""Stored files, screenshots and PDFs (docs/api.md#files-delete, docs/api.md#stored-files,
+docs/api.md#more-outputs): the S3 object and its record in the Files table.
 
 The object is written before the record, and removed again if the record can't be written, so a
 failure never leaves a record pointing at nothing.

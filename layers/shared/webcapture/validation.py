@@ -1,4 +1,4 @@
-"""Request bodies in, models out; pydantic's errors rewritten as Zod-style issues (CONTRACT 5)."""
+"""Request bodies in, models out; pydantic's errors rewritten as Zod-style issues (docs/api.md#validation)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def issues_from(error: ValidationError, model: type[BaseModel]) -> list[dict[str
     return [_issue_from(e, model) for e in error.errors(include_url=False)]
 
 
-# CONTRACT 16: JSON nested deeper than this is refused before it can exhaust the interpreter's stack.
+# docs/api.md#limits: JSON nested deeper than this is refused before it can exhaust the interpreter's stack.
 MAX_JSON_DEPTH = 64
 # Digits in one JSON integer, at most (the largest number any field takes has 13).
 MAX_NUMBER_DIGITS = 1000
@@ -172,7 +172,8 @@ def _integer(text: str) -> int:
 
 
 def parse_json_body(raw: str | bytes | None, max_bytes: int) -> Any:
-    """The decoded JSON body: 413 over the limit, 400 when it is not strict UTF-8 JSON (CONTRACT 5, 16)."""
+    """The decoded JSON body: 413 over the limit, 400 when it is not strict UTF-8 JSON
+    (docs/api.md#validation, docs/api.md#limits)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else (raw or b"")
     if len(data) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds {max_bytes // 1024} KB")

@@ -1,5 +1,5 @@
-"""Tools that start a job (CONTRACT 17: a batch, a crawl) and follow it: the job's counts are reported as
-progress (`completed + failed` of `total`) while it runs, and its status and first page of results are the
+"""Tools that start a job (docs/jobs.md#jobs: a batch, a crawl) and follow it: the job's counts are reported
+as progress (`completed + failed` of `total`) while it runs, and its status and first page of results are the
 answer.
 
 A tool call cannot wait for hours: after `budget_s` the tool answers with the job as it stands and its

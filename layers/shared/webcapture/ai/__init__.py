@@ -1,4 +1,5 @@
-"""AI extraction (POST /v1/web/ai-extract, CONTRACT 9): page to Markdown, prompt, model call, result.
+"""AI extraction (POST /v1/web/ai-extract, docs/api.md#ai-extract): page to Markdown, prompt, model call,
+result.
 
 The endpoint calls, in order: `validate_ai_request` (422 before anything is loaded), `check_provider`
 (503 when nothing is configured), then, with the rendered page, `run_extraction`.

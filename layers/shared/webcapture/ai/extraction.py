@@ -1,4 +1,5 @@
-"""One AI extraction: page to Markdown, prompt, model call, checked output, the `data` of CONTRACT 9.
+"""One AI extraction: page to Markdown, prompt, model call, checked output, the `data` of
+docs/api.md#ai-extract.
 
 JSON answers are parsed and validated here whatever the provider promised (a local server may ignore
 `response_format`); an unusable answer earns exactly one retry that tells the model what was wrong,
@@ -37,7 +38,7 @@ class ExtractionMetadata:
     url: str
     timestamp: str
     model: str
-    fieldsExtracted: int  # wire names (CONTRACT 9)
+    fieldsExtracted: int  # wire names (docs/api.md#ai-extract)
     inputTokens: int
     outputTokens: int
 
@@ -52,7 +53,7 @@ class ExtractionResult:
     warning: str | None = None
 
     def to_data(self) -> dict[str, Any]:
-        """The response's `data` (CONTRACT 9, interface spec 2.5)."""
+        """The response's `data` (docs/api.md#ai-extract, interface spec 2.5)."""
         data: dict[str, Any] = {}
         if self.extracted is not None:
             data["extracted"] = self.extracted

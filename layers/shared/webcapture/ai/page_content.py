@@ -1,4 +1,5 @@
-"""Rendered HTML to the Markdown the model reads (CONTRACT 9): main content only, visible text only.
+"""Rendered HTML to the Markdown the model reads (docs/api.md#ai-extract): main content only, visible text
+only.
 
 The main-content step is webcapture.content.main_content (trafilatura on the DOM pruned of everything
 hidden); here it is only cut to the model's budget, with the page's title beside it.

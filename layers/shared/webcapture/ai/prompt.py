@@ -1,4 +1,5 @@
-"""The messages sent to the model, built so that page text cannot pose as instructions (CONTRACT 9).
+"""The messages sent to the model, built so that page text cannot pose as instructions
+(docs/api.md#ai-extract).
 
 Layout, in this order:
 1. system: our fixed rules, then the caller's `instructions`, labelled as theirs and below our rules;

@@ -1,8 +1,8 @@
 """The model provider: configuration, one cached `openai` client per container, and one Chat Completions call.
 
-Configuration (CONTRACT 9): OPENAI_API_KEY, or OPENAI_API_KEY_SECRET naming a Secrets Manager secret (read
-through Powertools parameters, cached for a few minutes so a rotated key is picked up without a cold
-start); OPENAI_BASE_URL for any OpenAI-compatible server; WEBCAPTURE_AI_MODEL.
+Configuration (docs/api.md#ai-extract): OPENAI_API_KEY, or OPENAI_API_KEY_SECRET naming a Secrets Manager
+secret (read through Powertools parameters, cached for a few minutes so a rotated key is picked up without a
+cold start); OPENAI_BASE_URL for any OpenAI-compatible server; WEBCAPTURE_AI_MODEL.
 
 A local server (Ollama, vLLM, llama.cpp) usually needs no key, so OPENAI_BASE_URL alone is a complete
 configuration: we send a placeholder key, because the client insists on one. Against OpenAI itself that

@@ -1,4 +1,4 @@
-"""The caller's `response_format`, normalised into what we ask the model for (CONTRACT 9).
+"""The caller's `response_format`, normalised into what we ask the model for (docs/api.md#ai-extract).
 
 Accepted shapes: `{type: "json_schema", schema}`, `{type: "json_schema", json_schema: <schema>}`, OpenAI's
 `{type: "json_schema", json_schema: {name, schema, strict}}` and `{type: "json_object"}`. Anything else,

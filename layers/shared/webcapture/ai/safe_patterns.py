@@ -1,4 +1,5 @@
-"""Refuse the caller's regular expressions that can backtrack catastrophically (CONTRACT 9 validation).
+"""Refuse the caller's regular expressions that can backtrack catastrophically (docs/api.md#ai-extract
+validation).
 
 A `response_format` schema's `pattern` and `patternProperties` run in Python's `re` on the model's output,
 server-side. `re` backtracks and cannot be interrupted, so `(a+)+$` against "a" * 30 + "!" runs for

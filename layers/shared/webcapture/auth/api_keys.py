@@ -1,4 +1,5 @@
-"""API keys on DynamoDB (CONTRACT 4, 11): creation, lookup by hash, listing, and their public shape.
+"""API keys on DynamoDB (docs/api.md#authentication, docs/api.md#api-keys-list): creation, lookup by hash,
+listing, and their public shape.
 
 Only the SHA-256 of a key is stored; the key itself is shown once, by the operator CLI.
 The table's partition key is that hash, so the authorizer finds a key with one GetItem.
@@ -35,7 +36,7 @@ def generate_key() -> str:
 
 
 def hash_key(key: str) -> str:
-    """SHA-256 of the key, base64url without padding (CONTRACT 4)."""
+    """SHA-256 of the key, base64url without padding (docs/api.md#authentication)."""
     digest = hashlib.sha256(key.encode()).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
@@ -64,7 +65,7 @@ class ApiKeyRecord:
 
     @property
     def max_concurrency(self) -> int:
-        """Requests of this key allowed in flight at once (CONTRACT 16); the default when unset."""
+        """Requests of this key allowed in flight at once (docs/api.md#limits); the default when unset."""
         value = self.item.get("maxConcurrency")
         return int(value) if value is not None else get_settings().default_max_concurrency
 

@@ -1,4 +1,5 @@
-"""JWT session tokens (CONTRACT 4): verified against a JWKS URL or an HS256 secret, nothing else.
+"""JWT session tokens (docs/api.md#authentication): verified against a JWKS URL or an HS256 secret, nothing
+else.
 
 The algorithm list is explicit and split by key type, so an RS256 public key can never be used as an
 HS256 secret (algorithm confusion) and `alg: none` is never accepted.

@@ -1,4 +1,5 @@
-"""A blank screenshot (CONTRACT 20): one flat colour while the page has visible text or images.
+"""A blank screenshot (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): one flat colour while the
+page has visible text or images.
 
 Chromium sometimes captures before the page has painted what it holds (a late web font, a fade-in, a
 compositor with no frame yet). Such a capture is retried once after a short wait (browser/screenshot.py);

@@ -1,4 +1,4 @@
-"""The links core (CONTRACT 8).
+"""The links core (docs/api.md#links).
 
 All of the work happens in one page.evaluate that returns one JSON string: a round trip per element, or
 Playwright's value-by-value serialisation of a large array, would not meet 100,000 links in 2 s.

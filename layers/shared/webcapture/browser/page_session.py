@@ -28,8 +28,8 @@ from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
 from webcapture.browser.page.navigation import navigated, return_from_failed_move
 from webcapture.browser.page.page_actions import run_actions
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
-from webcapture.browser.page.page_control import PagePreparation
 from webcapture.browser.page.page_motion import RESTLESS, MainFrameMotion, PageMoving
+from webcapture.browser.page.page_preparation import PagePreparation
 from webcapture.browser.page.spare_context import new_context
 from webcapture.browser.page.target_checks import check_target
 from webcapture.egress.upstream import upstream_pool_proxy
@@ -73,7 +73,7 @@ def with_loaded_page(
     setup: PageSetup | None = None,
     control: PageControl | None = None,
 ) -> T:
-    """Load url in a fresh context, prepare it as `control` asks (CONTRACT 14), and return
+    """Load url in a fresh context, prepare it as `control` asks (docs/api.md#page-control), and return
     action(loaded page), all within the request budget."""
     # Before any browser work: a refused target costs nothing. Its answer is the request's first.
     target = egress.check_target(url)
@@ -256,9 +256,9 @@ def _prepared(
     preparation: PagePreparation, action: Callable[[LoadedPage], T], control: PageControl | None
 ) -> Callable[[LoadedPage], T]:
     """The action, after the page's preparation, the caller's actions and the checks of the final page
-    (CONTRACT 20). Preparation and action run again on a document the page navigated to, which has none of
-    the previous one's injections or hiding; the caller's actions run once, and a document they lead to is
-    where the work starts again."""
+    (docs/actions-and-blocked-pages.md#actions-and-blocked-pages). Preparation and action run again on a
+    document the page navigated to, which has none of the previous one's injections or hiding; the caller's
+    actions run once, and a document they lead to is where the work starts again."""
     actions_ran = False
 
     def run(loaded: LoadedPage) -> T:

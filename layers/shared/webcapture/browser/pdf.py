@@ -1,4 +1,4 @@
-"""The PDF core (CONTRACT 15): Chromium's own print to PDF, with the request's pdfOptions.
+"""The PDF core (docs/api.md#more-outputs): Chromium's own print to PDF, with the request's pdfOptions.
 
 Playwright's page.pdf prints with the `print` media type, as a browser's print dialog does. A page range
 past the document's last page is only known once the page is laid out; it is the caller's input at fault, so
@@ -32,7 +32,8 @@ class Pdf:
     status_code: int | None
     requested_url: str
     title: str
-    warnings: tuple[str, ...] = ()  # page control's (CONTRACT 14): data.warning / X-Webcapture-Warning
+    # page control's (docs/api.md#page-control): data.warning / X-Webcapture-Warning
+    warnings: tuple[str, ...] = ()
 
     @property
     def size(self) -> int:

@@ -1,4 +1,5 @@
-"""The content core (CONTRACT 15): the main frame's DOM after scripts ran, serialised as HTML, unpruned."""
+"""The content core (docs/api.md#more-outputs): the main frame's DOM after scripts ran, serialised as HTML,
+unpruned."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ class RenderedHtml:
     status_code: int | None
     requested_url: str
     title: str
-    warnings: tuple[str, ...] = ()  # page control's (CONTRACT 14), for data.warning
+    warnings: tuple[str, ...] = ()  # page control's (docs/api.md#page-control), for data.warning
 
 
 def rendered_html(request: ContentRequest) -> RenderedHtml:

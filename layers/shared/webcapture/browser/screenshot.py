@@ -3,12 +3,13 @@
 The capture itself goes through CDP's Page.captureScreenshot, because Playwright's screenshot has no webp,
 no clip scale, and no fromSurface, optimizeForSpeed or captureBeyondViewport; these option names are
 Puppeteer's, and so are the semantics followed here:
-- clip wins over fullPage (CONTRACT 7); clip is in CSS pixels of the page, its scale multiplies the output
+- clip wins over fullPage (docs/api.md#screenshot); clip is in CSS pixels of the page, its scale multiplies
+the output
   (image = clip size x scale x deviceScaleFactor); with captureBeyondViewport false, the part of the clip
   outside the viewport comes out blank (Chromium does not render it), so the size stays predictable;
 - fullPage (the default) captures the page's whole CSS content size; with captureBeyondViewport false the
   viewport is first resized to that size, as Puppeteer does; a page whose image would exceed the pixel
-  limits (CONTRACT 16, webcapture.pixel_limits) is cut to them from the top left, with a warning;
+  limits (docs/api.md#limits, webcapture.pixel_limits) is cut to them from the top left, with a warning;
 - captureBeyondViewport defaults to true for clip and fullPage captures and is off for a viewport capture;
 - omitBackground clears the default white background for png and webp (jpeg has no alpha);
 - quality applies to jpeg and webp (the request model refuses it for png);
@@ -31,8 +32,8 @@ from playwright.sync_api import Error as PlaywrightError
 from webcapture.browser import blank_screenshot
 from webcapture.browser.budget import MIN_STEP_MS
 from webcapture.browser.page.page_context import effective_setup
-from webcapture.browser.page.page_control import capture_reserve_ms, is_selector_error
 from webcapture.browser.page.page_motion import PageMoving
+from webcapture.browser.page.page_preparation import capture_reserve_ms, is_selector_error
 from webcapture.browser.page_session import LoadedPage, PageSetup, with_loaded_page
 from webcapture.errors import ElementNotFound, NavigationFailed
 from webcapture.images import CONTENT_TYPES, ImageFormat, image_info
@@ -89,7 +90,8 @@ def take_screenshot(request: ScreenshotRequest) -> Screenshot:
         image, cut, flat = _capture(loaded, request.screenshotOptions, scale)
         blank: tuple[str, ...] = ()
         if flat is not None and loaded.page.evaluate(blank_screenshot.PAGE_HAS_CONTENT_JS, flat):
-            # CONTRACT 20: one flat colour while the page shows something; once more after a short wait.
+            # docs/actions-and-blocked-pages.md#actions-and-blocked-pages: one flat colour while the page
+            # shows something; once more after a short wait.
             room = loaded.deadline.remaining_ms - capture_reserve_ms(loaded.deadline)
             if room > MIN_STEP_MS:
                 loaded.page.wait_for_timeout(min(blank_screenshot.RETRY_WAIT_MS, room))
@@ -165,7 +167,7 @@ def _capture_with(
     # the device scale factor (checked: byte-identical to Playwright's own screenshot).
     if options.selector is not None:
         x, y, box_width, box_height = _element_box(page, options.selector)
-        # An element is as unbounded as the page it is on (CONTRACT 16).
+        # An element is as unbounded as the page it is on (docs/api.md#limits).
         width, height, warnings = _within_limits(box_width, box_height, device_scale_factor, "element")
         region = _region(x, y, width, height, device_scale_factor)
         params["captureBeyondViewport"] = options.captureBeyondViewport is not False
@@ -179,7 +181,7 @@ def _capture_with(
     elif options.fullPage:
         size = metrics["cssContentSize"]
         width, height = math.ceil(size["width"]), math.ceil(size["height"])
-        # The request model refused what it could know; only the page knows its own size (CONTRACT 16).
+        # The request model refused what it could know; only the page knows its own size (docs/api.md#limits).
         width, height, warnings = _within_limits(width, height, device_scale_factor, "full page")
         if options.captureBeyondViewport is False:
             # Puppeteer's way without capturing beyond the viewport: make the viewport the whole page.
@@ -236,7 +238,8 @@ def _send_capture(cdp: CDPSession, params: dict[str, Any]) -> str:
 def _within_limits(
     width: float, height: float, device_scale_factor: float, what: str
 ) -> tuple[float, float, tuple[str, ...]]:
-    """The region cut, from its top left, to CONTRACT 16's image limits, and the warning that says so."""
+    """The region cut, from its top left, to docs/api.md#limits's image limits, and the warning that says
+    so."""
     fit_width, fit_height = largest_css_size(math.ceil(width), math.ceil(height), device_scale_factor)
     if fit_width >= width and fit_height >= height:
         return width, height, ()

@@ -1,4 +1,5 @@
-"""The answer cache (CONTRACT 19): a repeat of a request answered from S3, without credits or a browser.
+"""The answer cache (docs/cache-and-signed-links.md#cache-and-signed-links): a repeat of a request answered
+from S3, without credits or a browser.
 
 - `keys`: which requests share an entry (the canonical request, the user, the operation, the answer form);
 - `entries`: an answer as one S3 object, and back;

@@ -1,4 +1,5 @@
-"""Bot walls (CONTRACT 20): is the final page a challenge or captcha served instead of the page?
+"""Bot walls (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): is the final page a challenge or
+captcha served instead of the page?
 
 Pure and fast: it looks at what the walls really serve, not at words a page might use about them.
 - Cloudflare: the `cf-mitigated: challenge` header; the challenge titles ("Just a moment...", "Attention

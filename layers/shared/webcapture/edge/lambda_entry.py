@@ -28,7 +28,7 @@ def is_sqs_event(event: dict[str, Any]) -> bool:
 
 def entry_point(app: APIGatewayRestResolver, items: QueueWork | None = None) -> LambdaHandler:
     """The Lambda handler: the resolver, with the request logged, traced and its metrics flushed. With
-    `items`, the same function also runs job items from its SQS event source (CONTRACT 17)."""
+    `items`, the same function also runs job items from its SQS event source (docs/jobs.md#jobs)."""
 
     @logger.inject_lambda_context
     @tracer.capture_lambda_handler

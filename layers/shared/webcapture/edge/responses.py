@@ -80,7 +80,8 @@ def binary(
     """Raw bytes; Powertools base64-encodes them for API Gateway's binary media types."""
     headers = {"Cache-Control": "no-store", **warning_headers(warnings)}
     if target_status is not None:
-        headers[TARGET_STATUS_HEADER] = str(target_status)  # CONTRACT 20: metadata.statusCode, for bytes
+        # docs/actions-and-blocked-pages.md#actions-and-blocked-pages: metadata.statusCode, for bytes
+        headers[TARGET_STATUS_HEADER] = str(target_status)
     return Response(200, content_type, body, headers=headers)
 
 
@@ -94,7 +95,7 @@ def see_other(app: APIGatewayRestResolver, location: str, data: dict[str, Any],
 
 def file_response(app: APIGatewayRestResolver, answer: FileAnswer, operation: Operation,
                   credits_cost: int | None = None, *, large: bool = False) -> Response[Any]:
-    """A screenshot's or a PDF's answer in the form operations.file_answers chose (or any JSON answer in
+    """A screenshot's or a PDF's answer in the form answer_forms chose (or any JSON answer in
     the json form; `large`: encoded as `large_success` does)."""
     if answer.form == "binary":
         return binary(app, answer.body, answer.content_type, answer.warnings, answer.target_status)

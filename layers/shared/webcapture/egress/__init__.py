@@ -1,4 +1,4 @@
-"""Egress policy (CONTRACT 13): no request the browser makes reaches a non-public address.
+"""Egress policy (docs/api.md#egress-policy): no request the browser makes reaches a non-public address.
 
 - `check_target(url)`: the fast check at the API edge (edge.py).
 - `proxy_server()` / `chromium_args()`: the IP-pinning proxy every browser request goes through (proxy.py)

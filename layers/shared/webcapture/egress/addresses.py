@@ -1,4 +1,4 @@
-"""Which IP addresses the browser may reach (CONTRACT 13): global unicast only.
+"""Which IP addresses the browser may reach (docs/api.md#egress-policy): global unicast only.
 
 The tables follow the IANA IPv4 and IPv6 special-purpose address registries rather than Python's
 `ipaddress.is_global`, whose tables changed between patch releases (3.11.10, 3.12.4) and which calls

@@ -1,4 +1,4 @@
-"""The IP-pinning egress proxy: every request Chromium makes goes through it (CONTRACT 13).
+"""The IP-pinning egress proxy: every request Chromium makes goes through it (docs/api.md#egress-policy).
 
 For each client connection: read one request head, resolve the host once, refuse unless every address is
 allowed (policy.py), connect to an address that was checked (a socket to the IP, never to the name, so

@@ -1,10 +1,11 @@
-"""Upstream proxies (CONTRACT 20): named pools the operator configures, one chosen per request with `proxy`.
+"""Upstream proxies (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): named pools the operator
+configures, one chosen per request with `proxy`.
 
 The chain is Chromium -> our egress proxy -> the upstream proxy -> the target. Each pool gets its own egress
 proxy (same code, same policy), whose connector opens a CONNECT tunnel through the pool's proxy instead of
-a socket to the target. So the target is resolved and judged by our proxy first (CONTRACT 13), the upstream
-proxy is asked for the address that was checked (an IP literal: it has no name to look up again), and a
-refused target never reaches it.
+a socket to the target. So the target is resolved and judged by our proxy first (docs/api.md#egress-policy),
+the upstream proxy is asked for the address that was checked (an IP literal: it has no name to look up again),
+and a refused target never reaches it.
 
 The pools come from WEBCAPTURE_UPSTREAM_PROXIES (JSON: {"us": "http://user:pass@host:port"}) or, deployed,
 from the Secrets Manager secret WEBCAPTURE_UPSTREAM_PROXIES_SECRET names (upstream_config). Credentials go

@@ -1,4 +1,5 @@
-"""The operator's upstream proxy pools (CONTRACT 20), read from the environment or Secrets Manager.
+"""The operator's upstream proxy pools (docs/actions-and-blocked-pages.md#actions-and-blocked-pages), read
+from the environment or Secrets Manager.
 
 WEBCAPTURE_UPSTREAM_PROXIES holds the JSON itself (`make dev`, tests); deployed, the JSON lives in the
 Secrets Manager secret WEBCAPTURE_UPSTREAM_PROXIES_SECRET names, read with a short cache so a rotated secret

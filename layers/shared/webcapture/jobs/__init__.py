@@ -1,4 +1,4 @@
-"""Asynchronous jobs and batches (CONTRACT 17): many pages, or pages longer than API Gateway's 29 s.
+"""Asynchronous jobs and batches (docs/jobs.md#jobs): many pages, or pages longer than API Gateway's 29 s.
 
 A batch is one job; each of its requests is an item, sent as one SQS message to the queue of its
 operation and run by the function that serves the same operation synchronously (its SQS event source).

@@ -17,8 +17,8 @@ class _SubmittedJob(Protocol):
 
 
 def job_accepted(app: APIGatewayRestResolver, job: _SubmittedJob, repeated: bool) -> Response[str]:
-    """A submitted job's 202 (CONTRACT 17): its id, status, total and status URL, charged what it reserved;
-    a repeated submit (the same Idempotency-Key and body) charges nothing new."""
+    """A submitted job's 202 (docs/jobs.md#jobs): its id, status, total and status URL, charged what it
+    reserved; a repeated submit (the same Idempotency-Key and body) charges nothing new."""
     data = {"jobId": job.job_id, "status": job.status, "total": job.total,
             "statusUrl": job_status_url(app, job.job_id)}
     return answer(app, data, 0 if repeated else job.reserved, status=202)

@@ -1,5 +1,5 @@
-"""The `POST /v1/batch` body (CONTRACT 17): an operation, 1..1,000 request bodies of that operation, and an
-optional webhook. Every item is validated as its endpoint's own body; its issues carry the path
+"""The `POST /v1/batch` body (docs/jobs.md#jobs): an operation, 1..1,000 request bodies of that operation, and
+an optional webhook. Every item is validated as its endpoint's own body; its issues carry the path
 `["requests", i, ...]`, and every issue of every item is listed."""
 
 from __future__ import annotations

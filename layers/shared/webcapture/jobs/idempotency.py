@@ -1,5 +1,5 @@
-"""`Idempotency-Key` on `POST /v1/batch` (CONTRACT 17): the same key and body within 24 h answer the same
-job without a new charge; the same key with another body is 409 IDEMPOTENCY_CONFLICT.
+"""`Idempotency-Key` on `POST /v1/batch` (docs/jobs.md#jobs): the same key and body within 24 h answer the
+same job without a new charge; the same key with another body is 409 IDEMPOTENCY_CONFLICT.
 
 The key's record is written in the transaction that creates the job and reserves its credits, so two
 submits racing with one key make one job: the loser reads the winner's record."""

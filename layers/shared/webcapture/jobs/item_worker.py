@@ -1,12 +1,13 @@
-"""A job's items, run by the function that serves their operation (its SQS event source, CONTRACT 17).
+"""A job's items, run by the function that serves their operation (its SQS event source, docs/jobs.md#jobs).
 
 Each record is one item, claimed, run once and finished as webcapture.jobs.item_delivery says: an item
 whose key has every `maxConcurrency` slot taken waits in the queue, and only AWS trouble has its record
 delivered again.
 
-An item with `maxAge` shares the cache entry of the synchronous request it answers as (CONTRACT 19): a
-fresh entry is its result, looked up before any slot or browser, and its reserved credit is refunded with
-the result; a miss stores its result as the synchronous endpoint would.
+An item with `maxAge` shares the cache entry of the synchronous request it answers as
+(docs/cache-and-signed-links.md#cache-and-signed-links): a fresh entry is its result, looked up before any
+slot or browser, and its reserved credit is refunded with the result; a miss stores its result as the
+synchronous endpoint would.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Jobs, their items and results in DynamoDB (CONTRACT 17), kept 7 days by the table's TTL.
+"""Jobs, their items and results in DynamoDB (docs/jobs.md#jobs), kept 7 days by the table's TTL.
 
 One table, partition `pk = job#<jobId>`:
 - `sk = job`: the job (owner, operation, counts, credits reserved and refunded, webhook, deliveries);
@@ -368,7 +368,9 @@ class Outcome:
     status: str  # completed | failed | cancelled
     data: dict[str, Any] | None = None
     error: dict[str, str] | None = None
-    cached: bool = False  # answered from the cache (maxAge, CONTRACT 19): completed, and free
+    # answered from the cache (maxAge, docs/cache-and-signed-links.md#cache-and-signed-links): completed, and
+    # free
+    cached: bool = False
 
     @property
     def refund(self) -> bool:

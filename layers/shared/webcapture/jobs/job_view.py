@@ -1,4 +1,4 @@
-"""`GET /v1/jobs/{jobId}` and `DELETE /v1/jobs/{jobId}` (CONTRACT 17): a job as its owner sees it, its
+"""`GET /v1/jobs/{jobId}` and `DELETE /v1/jobs/{jobId}` (docs/jobs.md#jobs): a job as its owner sees it, its
 results a page at a time (`limit` 1..100, default 50; `cursor` from the last page's `next`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`POST /v1/batch` (CONTRACT 17): validate every item, check the webhook URL against the egress policy,
+"""`POST /v1/batch` (docs/jobs.md#jobs): validate every item, check the webhook URL against the egress policy,
 create the job with its whole cost reserved (one transaction), then queue one message per item."""
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
 
 @dataclass(frozen=True)
 class Once:
-    """A submit's Idempotency-Key (CONTRACT 17): its record's key and the body's hash (None and "" without
-    a key), and the job an earlier submit of the same key and body made, if any."""
+    """A submit's Idempotency-Key (docs/jobs.md#jobs): its record's key and the body's hash (None and ""
+    without a key), and the job an earlier submit of the same key and body made, if any."""
 
     record_pk: str | None
     payload_hash: str

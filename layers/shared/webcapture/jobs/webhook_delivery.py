@@ -1,9 +1,10 @@
-"""Webhook delivery (CONTRACT 17), by the Standard Webhooks specification: `webhook-id` (the same on every
-attempt of one event), `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>`, signed by the
+"""Webhook delivery (docs/jobs.md#jobs), by the Standard Webhooks specification: `webhook-id` (the same on
+every attempt of one event), `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>`, signed by
+the
 `standardwebhooks` package with the user's secret.
 
-Every attempt goes through the egress policy (CONTRACT 13): the host is resolved and judged, and the
-connection is made to the judged address itself (a name that resolves elsewhere a moment later, DNS
+Every attempt goes through the egress policy (docs/api.md#egress-policy): the host is resolved and judged, and
+the connection is made to the judged address itself (a name that resolves elsewhere a moment later, DNS
 rebinding, changes nothing). Redirects are not followed: anything but a 2xx is a failed attempt, retried
 later as a delayed message (webcapture.jobs.webhook_events).
 """

@@ -1,4 +1,4 @@
-"""The webhooks queue's consumer (CONTRACT 17): one delivery attempt per message; a failed one is sent
+"""The webhooks queue's consumer (docs/jobs.md#jobs): one delivery attempt per message; a failed one is sent
 again as a delayed message (about 5 s, 30 s, 2 min, 10 min, 1 h), with the same event id and body, so the
 retries survive the function that made them. Every attempt is recorded on the job (`webhook.deliveries`).
 """

@@ -1,4 +1,4 @@
-"""The events a job sends to its webhook (CONTRACT 17), queued on the webhooks queue for delivery:
+"""The events a job sends to its webhook (docs/jobs.md#jobs), queued on the webhooks queue for delivery:
 `job.completed` / `job.failed` when the job ends, `item.completed` after each item when subscribed.
 
 An event's id (`webhook-id`) and body are fixed here, once: every retry sends the same event."""

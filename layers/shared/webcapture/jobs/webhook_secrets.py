@@ -1,4 +1,4 @@
-"""Each user's webhook signing secret (CONTRACT 17): `whsec_` + base64 of 32 random bytes, made on first
+"""Each user's webhook signing secret (docs/jobs.md#jobs): `whsec_` + base64 of 32 random bytes, made on first
 use, replaced by a rotation. Kept in the jobs table without an expiry."""
 
 from __future__ import annotations

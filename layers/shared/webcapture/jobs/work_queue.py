@@ -1,4 +1,4 @@
-"""The SQS messages of jobs (CONTRACT 17): one per item, on its operation's queue; webhook events on the
+"""The SQS messages of jobs (docs/jobs.md#jobs): one per item, on its operation's queue; webhook events on the
 webhooks queue. A wait (a busy key, a webhook retry) is a new message with a delay: it survives the
 function that sent it, where a sleep would not, and costs no function time."""
 

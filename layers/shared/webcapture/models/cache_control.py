@@ -1,4 +1,5 @@
-"""`maxAge` (CONTRACT 19): how old a cached answer to the same request may be, in seconds."""
+"""`maxAge` (docs/cache-and-signed-links.md#cache-and-signed-links): how old a cached answer to the same
+request may be, in seconds."""
 
 from __future__ import annotations
 

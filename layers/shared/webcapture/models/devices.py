@@ -1,5 +1,5 @@
-"""Playwright's device descriptors (`device` in CONTRACT 14), read from the installed Playwright package
-without starting Playwright: validation must know the names before any browser work.
+"""Playwright's device descriptors (`device` in docs/api.md#page-control), read from the installed Playwright
+package without starting Playwright: validation must know the names before any browser work.
 
 Playwright 1.65 no longer ships deviceDescriptorsSource.json as a file; the same JSON is bundled into
 driver/package/lib/coreBundle.js as a JavaScript object literal (unquoted keys). Older packages have the

@@ -1,4 +1,5 @@
-"""CONTRACT 20's request fields: `actions`, `failOnStatus`, `allowBlocked`, `proxy`.
+"""docs/actions-and-blocked-pages.md#actions-and-blocked-pages's request fields: `actions`, `failOnStatus`,
+`allowBlocked`, `proxy`.
 
 A base of PageControl (every browser endpoint inherits it), kept in its own model so the page-control fields
 and these grow apart. Errors become Zod-style issues through `webcapture.validation`: a step that lacks
@@ -37,7 +38,7 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
 
 
 class _Strict(BaseModel):
-    # As the other request models: no coercion, unknown fields ignored (CONTRACT 5).
+    # As the other request models: no coercion, unknown fields ignored (docs/api.md#validation).
     model_config = ConfigDict(
         strict=True, extra="ignore", populate_by_name=True, frozen=True, defer_build=True
     )
@@ -158,7 +159,8 @@ def _at_most(limit: int) -> WrapValidator:
 
 
 class TargetHandling(_Strict):
-    """CONTRACT 20: what is done on the page before the output, and which pages are refused."""
+    """docs/actions-and-blocked-pages.md#actions-and-blocked-pages: what is done on the page before the
+    output, and which pages are refused."""
 
     actions: Annotated[list[Action], _at_most(MAX_ACTIONS),
                        Field(json_schema_extra={"maxItems": MAX_ACTIONS})] = Field(default_factory=list)

@@ -1,5 +1,5 @@
-"""Page control (CONTRACT 14): the fields every browser endpoint accepts, in one base model that the
-screenshot, links, ai-extract (and later markdown, content, pdf) requests inherit.
+"""Page control (docs/api.md#page-control): the fields every browser endpoint accepts, in one base model that
+the screenshot, links, ai-extract (and later markdown, content, pdf) requests inherit.
 
 All optional; absent means the behaviour the endpoints had before. Errors become Zod-style issues through
 `webcapture.validation`: every issue of a request is listed, `custom` for the rules Zod would write by hand.
@@ -23,7 +23,8 @@ MAX_WAIT_FOR_SELECTOR_MS = 25_000
 
 
 class StrictModel(BaseModel):
-    """Like the request models: no coercion (Zod does not coerce), unknown fields ignored (CONTRACT 5)."""
+    """Like the request models: no coercion (Zod does not coerce), unknown fields ignored
+    (docs/api.md#validation)."""
 
     # defer_build: a function validates one request model; building all of them at import cost its cold start.
     model_config = ConfigDict(
@@ -201,8 +202,8 @@ class InjectedTag(StrictModel):
 
 
 class PageControl(StrictModel, TargetHandling):
-    """CONTRACT 14 (and 20's fields, from TargetHandling). Requests that inherit it keep their own fields;
-    these are the page's preparation."""
+    """docs/api.md#page-control (and 20's fields, from TargetHandling). Requests that inherit it keep their
+    own fields; these are the page's preparation."""
 
     waitUntil: Literal["load", "domcontentloaded", "networkidle0", "networkidle2"] = "load"
     waitForSelector: Annotated[WaitForSelector | None, BeforeValidator(_selector_as_options)] = None
@@ -236,4 +237,5 @@ class PageControl(StrictModel, TargetHandling):
                       AfterValidator(_check_device)] | None = None
     addStyleTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
     addScriptTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
-    maxAge: MaxAge = 0  # CONTRACT 19: read by webcapture.cache, never by the browser
+    # docs/cache-and-signed-links.md#cache-and-signed-links: read by webcapture.cache, never by the browser
+    maxAge: MaxAge = 0

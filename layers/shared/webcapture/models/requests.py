@@ -1,7 +1,7 @@
 """Request bodies of the five endpoints, with every constraint of the interface spec.
 
 Models are strict (no coercion of "5" into 5, as Zod does not coerce) and ignore unknown fields
-(CONTRACT 5). Errors are turned into Zod-style issues by `webcapture.validation`.
+(docs/api.md#validation). Errors are turned into Zod-style issues by `webcapture.validation`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _check_target_url(value: str) -> str:
     try:
         parts = urlsplit(value)
         host = parts.hostname
-        port = parts.port  # ValueError above 65535 or when not a number (CONTRACT 16)
+        port = parts.port  # ValueError above 65535 or when not a number (docs/api.md#limits)
     except ValueError:
         host = None
         parts = None
@@ -70,7 +70,7 @@ class ScreenshotOptions(_Strict):
     optimizeForSpeed: bool | None = None
     quality: Annotated[int, Field(ge=1, le=100)] | None = None
     type: ImageType = "png"
-    selector: Selector | None = None  # CONTRACT 14: capture this element only
+    selector: Selector | None = None  # docs/api.md#page-control: capture this element only
 
     @model_validator(mode="after")
     def _one_region(self) -> ScreenshotOptions:
@@ -82,7 +82,7 @@ class ScreenshotOptions(_Strict):
 
     @model_validator(mode="after")
     def _quality_needs_lossy_format(self) -> ScreenshotOptions:
-        # Puppeteer refuses quality for png; so do we (CONTRACT 7).
+        # Puppeteer refuses quality for png; so do we (docs/api.md#screenshot).
         if self.quality is not None and self.type == "png":
             raise PydanticCustomError(
                 "custom",
@@ -110,7 +110,7 @@ class ScreenshotRequest(PageControl):
 
     @model_validator(mode="after")
     def _output_within_pixel_limits(self) -> ScreenshotRequest:
-        # CONTRACT 16: refuse before any browser work what is known to be too large. A full page is at
+        # docs/api.md#limits: refuse before any browser work what is known to be too large. A full page is at
         # least the viewport; its height is only known in the browser, which cuts it (browser/screenshot).
         clip, dsf = self.screenshotOptions.clip, self.viewport.deviceScaleFactor
         if clip is not None:
@@ -158,7 +158,7 @@ class FileDeleteRequest(_Strict):
     deleteFromStorage: bool = False
 
 
-# ---------------------------------------------------------------- more outputs (CONTRACT 15)
+# ---------------------------------------------------------------- more outputs (docs/api.md#more-outputs)
 class MarkdownRequest(PageControl):
     url: TargetUrl
     waitTime: WaitTime = 0

@@ -1,8 +1,8 @@
-"""Request bodies of the whole-site endpoints (CONTRACT 18): map and crawl.
+"""Request bodies of the whole-site endpoints (docs/crawl-and-map.md#crawl-and-map): map and crawl.
 
 Same rules as the page endpoints (webcapture.models.requests): strict types, unknown fields ignored, every
-issue listed. A crawl takes every page-control field of CONTRACT 14, applied to each page, by inheriting
-the one PageControl model the page endpoints use.
+issue listed. A crawl takes every page-control field of docs/api.md#page-control, applied to each page, by
+inheriting the one PageControl model the page endpoints use.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class CrawlRequest(PageControl):
 
     @property
     def page_cost(self) -> int:
-        """Credits per page crawled (CONTRACT 18): 1, and 5 more with json."""
+        """Credits per page crawled (docs/crawl-and-map.md#crawl-and-map): 1, and 5 more with json."""
         return 1 + (5 if "json" in self.formats else 0)
 
     @property

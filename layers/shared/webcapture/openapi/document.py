@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from webcapture.credits import cost_of
-from webcapture.openapi import answers
+from webcapture.openapi import answer_models
 from webcapture.openapi.endpoints import ENDPOINTS, Endpoint
 
 OPENAPI_VERSION = "3.1.0"
@@ -43,7 +43,8 @@ def _success_envelope(data: dict[str, Any], cost: int | None) -> dict[str, Any]:
             "data": data,
             "requestId": {"type": "string", "format": "uuid"},
             "timestamp": {"type": "string", "description": "ISO 8601 UTC with milliseconds"},
-            # 0 when the answer came from the cache (maxAge, CONTRACT 19).
+            # 0 when the answer came from the cache (maxAge,
+            # docs/cache-and-signed-links.md#cache-and-signed-links).
             "creditsCost": {"type": "integer", "enum": sorted({cost, 0})} if cost is not None
             else {"type": "integer", "minimum": 0},
         },
@@ -57,7 +58,7 @@ def _header(description: str, schema: dict[str, Any] | None = None) -> dict[str,
 _REQUEST_ID = {"X-Request-Id": _header("The request's id, also in the body", {"type": "string"})}
 
 
-def _error_response(description: str, model: type[BaseModel] = answers.ErrorEnvelope) -> dict[str, Any]:
+def _error_response(description: str, model: type[BaseModel] = answer_models.ErrorEnvelope) -> dict[str, Any]:
     return {"description": description, "headers": _REQUEST_ID, "content": {_JSON: {"schema": _ref(model)}}}
 
 
@@ -90,10 +91,12 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         responses[str(status)] = _error_response(text)
     if endpoint.request is not None:
         responses["422"] = _error_response(
-            "The body fails validation: every issue, in Zod's vocabulary", answers.ValidationErrorEnvelope)
+            "The body fails validation: every issue, in Zod's vocabulary",
+            answer_models.ValidationErrorEnvelope)
     elif any(p["in"] == "query" for p in endpoint.parameters):
         responses["422"] = _error_response(
-            "A parameter fails validation: every issue, in Zod's vocabulary", answers.ValidationErrorEnvelope)
+            "A parameter fails validation: every issue, in Zod's vocabulary",
+            answer_models.ValidationErrorEnvelope)
     if endpoint.public:
         responses.pop("401", None)
     responses["429"]["headers"] = {**_REQUEST_ID, "Retry-After": _header(
@@ -118,7 +121,7 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
 
 
 def _schemas() -> dict[str, Any]:
-    models: set[type[BaseModel]] = {answers.ErrorEnvelope, answers.ValidationErrorEnvelope}
+    models: set[type[BaseModel]] = {answer_models.ErrorEnvelope, answer_models.ValidationErrorEnvelope}
     for endpoint in ENDPOINTS:
         models.add(endpoint.data)
         if endpoint.request is not None:

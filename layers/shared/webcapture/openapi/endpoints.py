@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from webcapture.credits import Operation
 from webcapture.models import requests, site_requests
-from webcapture.openapi import answers, job_models
+from webcapture.openapi import answer_models, job_models
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
 
@@ -101,7 +101,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "`screenshotOptions.encoding: base64`) answers JSON with the image inline and stores it; "
         "`Accept: application/json` stores it and answers JSON without the image. An image too large to "
         "answer inline is stored and answered with 303 to its permanent URL.",
-        answers.ScreenshotData, requests.ScreenshotRequest,
+        answer_models.ScreenshotData, requests.ScreenshotRequest,
         {"url": "https://example.com", "screenshotOptions": {"fullPage": False, "type": "png"}},
         binary_types=IMAGE_TYPES, stores_files=True,
         errors=(*_BROWSER, (400, "INVALID_JSON; URL_NOT_ALLOWED; ACTION_FAILED; ELEMENT_NOT_FOUND: "
@@ -111,13 +111,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         Operation.LINKS, "Every link on the rendered page",
         "Absolute http(s) links of the rendered DOM, de-duplicated, in document order, counted as internal "
         "or external.",
-        answers.LinksData, requests.LinksRequest, {"url": "https://example.com", "includeExternal": False},
+        answer_models.LinksData, requests.LinksRequest,
+        {"url": "https://example.com", "includeExternal": False},
     ),
     _web(
         Operation.AI_EXTRACT, "Structured data or text from a page, by an AI model",
         "The page's main content, as Markdown, is given to an OpenAI-compatible model with your prompt; JSON "
         "answers are validated against your JSON Schema.",
-        answers.AiExtractData, requests.AiExtractRequest,
+        answer_models.AiExtractData, requests.AiExtractRequest,
         {"url": "https://example.com", "prompt": "The page's title and its first paragraph",
          "response_format": {"type": "json_schema", "schema": {
              "type": "object", "properties": {"title": {"type": "string"}, "intro": {"type": "string"}}}}},
@@ -132,14 +133,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "The rendered page's main content (article or product) as Markdown, with navigation, ads, footers "
         "and comments dropped; `onlyMainContent: false` keeps everything visible. Text hidden from the "
         "reader never appears. Cut to fit one response with metadata.truncated and data.warning.",
-        answers.MarkdownData, requests.MarkdownRequest,
+        answer_models.MarkdownData, requests.MarkdownRequest,
         {"url": "https://example.com", "onlyMainContent": True},
     ),
     _web(
         Operation.CONTENT, "The rendered page's HTML",
         "The main frame's DOM after the page's scripts ran, serialised. Cut to fit one response with "
         "metadata.truncated and data.warning.",
-        answers.ContentData, requests.ContentRequest, {"url": "https://example.com"},
+        answer_models.ContentData, requests.ContentRequest, {"url": "https://example.com"},
     ),
     _web(
         Operation.PDF, "The page as a PDF",
@@ -147,7 +148,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "PDF inline and stores it; `Accept: application/json` stores it and answers JSON without it. Too "
         "large to answer inline: stored, and 303 to its permanent URL. pdfOptions.pageRanges entirely past "
         "the printed document's last page are a 422 after printing (refunded).",
-        answers.PdfData, requests.PdfRequest,
+        answer_models.PdfData, requests.PdfRequest,
         {"url": "https://example.com", "pdfOptions": {"format": "A4", "printBackground": True}},
         binary_types=("application/pdf",), stores_files=True,
     ),
@@ -157,7 +158,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "and the start page's links, canonicalised and de-duplicated: the start URL first, then the "
         "sitemaps' URLs, then the start page's links. Read over HTTP through the egress guard, without a "
         "browser. A sitemap too large, refused or unreadable is skipped or read in part, with data.warning.",
-        answers.MapData, site_requests.MapRequest,
+        answer_models.MapData, site_requests.MapRequest,
         {"url": "https://example.com", "limit": 500, "sitemap": "include"},
         errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the start URL, or where it redirects, is refused "
                       "by the egress policy"),
@@ -187,13 +188,13 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint(
         "post", "/v1/files/delete", "deleteFile", "Delete a stored file",
         "The caller's own file only; an unknown id or another user's file answers wasFound false.",
-        Operation.FILES_DELETE, answers.FileDeleteData, requests.FileDeleteRequest,
+        Operation.FILES_DELETE, answer_models.FileDeleteData, requests.FileDeleteRequest,
         {"fileId": "0b5a8f0e-4b7c-4d55-9a55-0c4f5e0c1a2b", "deleteFromStorage": True},
     ),
     Endpoint(
         "get", "/v1/api-keys/list", "listApiKeys", "Your API keys",
         "The caller's keys, newest first, never the key or its hash.",
-        Operation.API_KEYS_LIST, answers.ApiKeysData,
+        Operation.API_KEYS_LIST, answer_models.ApiKeysData,
     ),
     Endpoint(
         "post", "/v1/batch", "submitBatch", "Many requests of one operation, as one asynchronous job",
@@ -243,7 +244,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "keyed with the user's signing secret. Answers the image bytes with "
         "`Cache-Control: public, max-age=<maxAge>` (maxAge 86400 unless given); charged to the key that "
         "fetched the secret, nothing on a cache hit.",
-        Operation.SCREENSHOT, answers.ScreenshotData, binary_types=IMAGE_TYPES, stores_files=True,
+        Operation.SCREENSHOT, answer_models.ScreenshotData, binary_types=IMAGE_TYPES, stores_files=True,
         public=True,
         errors=(*_BROWSER, (403, "INVALID_SIGNATURE: a missing, wrong or expired signature, a changed "
                                  "parameter, an unknown user or a rotated secret"),
@@ -253,11 +254,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "get", "/v1/signing/secret", "signingSecret", "Your signing secret",
         "The secret that signs your links to GET /v1/render/screenshot, made on first use. Signed links are "
         "charged to the API key that fetched (or rotated) it.",
-        Operation.SIGNING_SECRET, answers.SigningSecretData,
+        Operation.SIGNING_SECRET, answer_models.SigningSecretData,
     ),
     Endpoint(
         "post", "/v1/signing/secret/rotate", "rotateSigningSecret", "A new signing secret",
         "Replaces your signing secret: every link signed with the old one answers 403 INVALID_SIGNATURE.",
-        Operation.SIGNING_SECRET, answers.SigningSecretData,
+        Operation.SIGNING_SECRET, answer_models.SigningSecretData,
     ),
 )

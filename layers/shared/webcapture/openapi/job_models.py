@@ -1,4 +1,4 @@
-"""The jobs routes' bodies and answers (CONTRACT 17), for the OpenAPI document.
+"""The jobs routes' bodies and answers (docs/jobs.md#jobs), for the OpenAPI document.
 
 The batch body is validated by webcapture.jobs.batch_request (each item as its endpoint's own model, with
 issue paths that name the item); this model states the same shape and limits for readers and tools."""
@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from webcapture.jobs.batch_request import EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
-from webcapture.openapi.answers import _Answer
+from webcapture.openapi.answer_models import _Answer
 
 JobOperation = Literal["screenshot", "links", "ai-extract", "markdown", "content", "pdf"]
 WebhookEvent = Literal["job.completed", "job.failed", "item.completed"]

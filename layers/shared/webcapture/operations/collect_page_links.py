@@ -1,8 +1,8 @@
-"""POST /v1/web/links (CONTRACT 8).
+"""POST /v1/web/links (docs/api.md#links).
 
 A page can hold more links than one answer can carry (Lambda returns at most 6 MB): the list is then
 cut, in document order, to what fits, and `data.warning` and `metadata.linksOnPage` say so. The counts
-describe what is returned (CONTRACT 8: totalLinks = len(links)).
+describe what is returned (docs/api.md#links: totalLinks = len(links)).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""POST /v1/files/delete (CONTRACT 10); the cache entries that answer with the file go with it (19)."""
+"""POST /v1/files/delete (docs/api.md#files-delete); the cache entries that answer with the file go with it
+(19)."""
 
 from __future__ import annotations
 

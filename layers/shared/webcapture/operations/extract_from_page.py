@@ -1,4 +1,5 @@
-"""POST /v1/web/ai-extract (CONTRACT 9): the rendered page, turned into Markdown, asked to the model."""
+"""POST /v1/web/ai-extract (docs/api.md#ai-extract): the rendered page, turned into Markdown, asked to the
+model."""
 
 from __future__ import annotations
 
@@ -25,5 +26,6 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
         page = load_page(request.url, request.waitTime, request)
         result = run_extraction(request, page.html, page.final_url, deadline=deadline)
     data = result.to_data()
-    data["metadata"] = {**data["metadata"], "statusCode": page.status_code}  # CONTRACT 20: every output
+    # docs/actions-and-blocked-pages.md#actions-and-blocked-pages: every output
+    data["metadata"] = {**data["metadata"], "statusCode": page.status_code}
     return with_warnings(data, page.warnings)

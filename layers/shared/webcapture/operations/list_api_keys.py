@@ -1,4 +1,4 @@
-"""GET /v1/api-keys/list (CONTRACT 11)."""
+"""GET /v1/api-keys/list (docs/api.md#api-keys-list)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /v1/web/map (CONTRACT 18): the site's URLs, for one credit.
+"""POST /v1/web/map (docs/crawl-and-map.md#crawl-and-map): the site's URLs, for one credit.
 
 The start URL passes the egress check before the credit is taken (a refused target costs nothing); the
 gathering (webcapture.site.site_map) runs inside the metered block, so a failure (the site unreachable, the

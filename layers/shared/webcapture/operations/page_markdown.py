@@ -1,4 +1,5 @@
-"""POST /v1/web/markdown (CONTRACT 15): the rendered page as Markdown, main content only by default."""
+"""POST /v1/web/markdown (docs/api.md#more-outputs): the rendered page as Markdown, main content only by
+default."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from webcapture.operations.text_answers import page_text_answer
 
 
 def markdown_of(html: str, url: str, only_main_content: bool) -> str:
-    """The main-content step ai-extract uses (CONTRACT 15), or the whole visible page. The page arrives
-    with what its stylesheets hide already removed (browser/page_load.py)."""
+    """The main-content step ai-extract uses (docs/api.md#more-outputs), or the whole visible page. The page
+    arrives with what its stylesheets hide already removed (browser/page_load.py)."""
     return main_content_markdown(html, url) if only_main_content else full_page_markdown(html, url)
 
 

@@ -1,6 +1,7 @@
-"""POST /v1/web/pdf (CONTRACT 15): print, answer as bytes, JSON, or a 303 to the stored file.
+"""POST /v1/web/pdf (docs/api.md#more-outputs): print, answer as bytes, JSON, or a 303 to the stored file.
 
-The three forms are the screenshot's (CONTRACT 7), decided by the same code: webcapture.answer_forms.
+The three forms are the screenshot's (docs/api.md#screenshot), decided by the same code:
+webcapture.answer_forms.
 """
 
 from __future__ import annotations
@@ -55,5 +56,5 @@ def stored_pdf_request(request: PdfRequest) -> PdfRequest:
 
 
 def pdf_job_item(caller: Caller, request: PdfRequest) -> dict[str, Any]:
-    """A job's PDF (CONTRACT 17): always stored, answered as the JSON form (no bytes in a job)."""
+    """A job's PDF (docs/jobs.md#jobs): always stored, answered as the JSON form (no bytes in a job)."""
     return capture_pdf(caller, stored_pdf_request(request), "application/json").data or {}

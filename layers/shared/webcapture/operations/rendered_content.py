@@ -1,4 +1,4 @@
-"""POST /v1/web/content (CONTRACT 15): the rendered DOM as HTML, after the page's scripts ran."""
+"""POST /v1/web/content (docs/api.md#more-outputs): the rendered DOM as HTML, after the page's scripts ran."""
 
 from __future__ import annotations
 

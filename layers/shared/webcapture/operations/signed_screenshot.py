@@ -1,5 +1,6 @@
-"""GET /v1/render/screenshot (CONTRACT 19): a screenshot from a signed link, without an Authorization
-header. The link's query is the request; its signer's key pays, as for a POST."""
+"""GET /v1/render/screenshot (docs/cache-and-signed-links.md#cache-and-signed-links): a screenshot from a
+signed link, without an Authorization header. The link's query is the request; its signer's key pays, as for a
+POST."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""GET /v1/signing/secret and POST /v1/signing/secret/rotate (CONTRACT 19): the caller's signing secret.
+"""GET /v1/signing/secret and POST /v1/signing/secret/rotate
+(docs/cache-and-signed-links.md#cache-and-signed-links): the caller's signing secret.
 
 The key that asks is the key its signed links are charged to (webcapture.signing.secrets_store)."""
 

@@ -1,5 +1,5 @@
-"""POST /v1/web/screenshot (CONTRACT 7, 12): capture, answer as bytes, JSON, or a 303 to the stored file
-(the forms: webcapture.answer_forms)."""
+"""POST /v1/web/screenshot (docs/api.md#screenshot, docs/api.md#stored-files): capture, answer as bytes, JSON,
+or a 303 to the stored file (the forms: webcapture.answer_forms)."""
 
 from __future__ import annotations
 
@@ -54,5 +54,6 @@ def stored_screenshot_request(request: ScreenshotRequest) -> ScreenshotRequest:
 
 
 def screenshot_job_item(caller: Caller, request: ScreenshotRequest) -> dict[str, Any]:
-    """A job's screenshot (CONTRACT 17): always stored, answered as the JSON form (no bytes in a job)."""
+    """A job's screenshot (docs/jobs.md#jobs): always stored, answered as the JSON form (no bytes in a
+    job)."""
     return capture_screenshot(caller, stored_screenshot_request(request), "application/json").data or {}

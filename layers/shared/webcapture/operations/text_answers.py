@@ -1,4 +1,4 @@
-"""Text answers cut to what one response can carry (CONTRACT 15): Lambda answers at most 6 MB."""
+"""Text answers cut to what one response can carry (docs/api.md#more-outputs): Lambda answers at most 6 MB."""
 
 from __future__ import annotations
 

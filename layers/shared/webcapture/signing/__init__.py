@@ -1,4 +1,5 @@
-"""Signed links (CONTRACT 19): a screenshot URL that carries its own proof, for `<img src>` and previews.
+"""Signed links (docs/cache-and-signed-links.md#cache-and-signed-links): a screenshot URL that carries its own
+proof, for `<img src>` and previews.
 
 - `signatures`: the canonical query and its HMAC (also what the CLI's `webcapture sign` writes);
 - `secrets_store`: each user's signing secret, in its own table;

@@ -1,5 +1,6 @@
-"""A signed link's verification (CONTRACT 19): from the query string to the caller it is charged to and
-the fields of its request. Every refusal is the same 403 INVALID_SIGNATURE."""
+"""A signed link's verification (docs/cache-and-signed-links.md#cache-and-signed-links): from the query string
+to the caller it is charged to and the fields of its request. Every refusal is the same 403
+INVALID_SIGNATURE."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Each user's signing secret (CONTRACT 19), one item per user in the signing-secrets table.
+"""Each user's signing secret (docs/cache-and-signed-links.md#cache-and-signed-links), one item per user in
+the signing-secrets table.
 
 The item also names the API key that fetched or rotated the secret: a signed link has no key of its own,
 so its screenshots are charged to that key (none for a session token: not metered, as its requests).

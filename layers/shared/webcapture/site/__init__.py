@@ -1,5 +1,5 @@
-"""A site as a whole (CONTRACT 18): its URLs canonicalised, the scope a map or a crawl keeps to, robots.txt,
-sitemaps, and the crawl.
+"""A site as a whole (docs/crawl-and-map.md#crawl-and-map): its URLs canonicalised, the scope a map or a crawl
+keeps to, robots.txt, sitemaps, and the crawl.
 
 Modules: canonical_urls (one spelling per page), globs (the path patterns of a crawl), scope (which URLs
 belong), robots (robots.txt through protego), bounded_body (byte limits and gzip), sitemaps (bounded,

@@ -1,4 +1,5 @@
-"""One spelling per page (CONTRACT 18), so a page is listed or crawled once however it is linked.
+"""One spelling per page (docs/crawl-and-map.md#crawl-and-map), so a page is listed or crawled once however it
+is linked.
 
 The canonical form: scheme and host lower-cased (the host exactly as a browser reads it, so `0x7f.1` and
 `127.0.0.1` are one host), the default port and the fragment dropped, an empty path as `/`, dot segments

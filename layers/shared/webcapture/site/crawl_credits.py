@@ -1,5 +1,5 @@
-"""A crawl's credits (CONTRACT 18): `limit x cost` reserved when it is submitted, what was not used given
-back once when it ends.
+"""A crawl's credits (docs/crawl-and-map.md#crawl-and-map): `limit x cost` reserved when it is submitted, what
+was not used given back once when it ends.
 
 The reservation is the job store's: the job, its start page and the key's charge are one transaction
 (webcapture.jobs.job_store.create_job with `reserve`), so a crawl that could not be paid for leaves nothing

@@ -1,5 +1,6 @@
-"""A crawl's `json` format (CONTRACT 18): each page asked to the AI model as POST /v1/web/ai-extract asks
-it (the same prompt building, model call and output checks, webcapture.ai), with the crawl's
+"""A crawl's `json` format (docs/crawl-and-map.md#crawl-and-map): each page asked to the AI model as POST
+/v1/web/ai-extract asks it (the same prompt building, model call and output checks, webcapture.ai), with the
+crawl's
 `extract: {prompt?, response_format?}`."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`POST /v1/web/crawl` (CONTRACT 18): validate, refuse a start URL the egress policy refuses (400
+"""`POST /v1/web/crawl` (docs/crawl-and-map.md#crawl-and-map): validate, refuse a start URL the egress policy
+refuses (400
 `URL_NOT_ALLOWED`, before anything is written or reserved), create the job with `limit x cost` reserved
 and its start page recorded (one transaction), then queue the start page.
 

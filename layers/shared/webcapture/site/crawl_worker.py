@@ -1,4 +1,5 @@
-"""A crawl's pages, run by the crawl function from its SQS event source (CONTRACT 18): one message per page.
+"""A crawl's pages, run by the crawl function from its SQS event source (docs/crawl-and-map.md#crawl-and-map):
+one message per page.
 
 For each page: its item is claimed in the job store (a second delivery finds it done, or held by a live
 worker, and never runs it twice); a slot of its host is taken (site.crawl_store: `maxConcurrency`, `delay`,

@@ -1,5 +1,5 @@
-"""What a crawled page adds to the crawl (CONTRACT 18): its links, canonicalised, each once, sorted into the
-pages to claim next and the ones left out, with the reason.
+"""What a crawled page adds to the crawl (docs/crawl-and-map.md#crawl-and-map): its links, canonicalised, each
+once, sorted into the pages to claim next and the ones left out, with the reason.
 
 Pure decisions, no I/O: the worker claims the kept ones (site.crawl_store.claim_url, which also keeps each
 canonical URL to one crawl of it across workers) and loads each through the egress guard, where a link to a

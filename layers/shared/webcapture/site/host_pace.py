@@ -1,5 +1,5 @@
-"""How fast a crawl may load pages of one host (CONTRACT 18: `maxConcurrency` per host, `delay` between
-requests to a host, robots.txt `Crawl-delay`).
+"""How fast a crawl may load pages of one host (docs/crawl-and-map.md#crawl-and-map: `maxConcurrency` per
+host, `delay` between requests to a host, robots.txt `Crawl-delay`).
 
 The rules, without storage: a request may start when fewer than `max_concurrency` of the host's pages are
 loading and `delay_s` has passed since the last start. A `Crawl-delay` is the site asking for requests

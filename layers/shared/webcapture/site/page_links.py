@@ -1,6 +1,6 @@
 """The links of an HTML page read over HTTP, without a browser (the start page of a map).
 
-`<a href>` and `<area href>` as CONTRACT 8 lists them, made absolute against the page's URL or its
+`<a href>` and `<area href>` as docs/api.md#links lists them, made absolute against the page's URL or its
 `<base href>`, each with its text (whitespace collapsed; else `aria-label` or `title`). Links a script
 would add are not seen: map reads the HTML as served, which keeps it fast and browser-free
 (docs/crawl-and-map.md); the links endpoint and the crawl see the rendered page.

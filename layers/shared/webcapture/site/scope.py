@@ -1,4 +1,4 @@
-"""Which URLs belong to a map or a crawl: the start URL's host (a leading `www.` ignored, as CONTRACT 8
+"""Which URLs belong to a map or a crawl: the start URL's host (a leading `www.` ignored, as docs/api.md#links
 counts internal links), its subdomains when asked, any host when external links are allowed, then the path
 globs and the depth.
 

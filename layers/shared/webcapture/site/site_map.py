@@ -1,4 +1,5 @@
-"""POST /v1/web/map's gathering (CONTRACT 18): a site's URLs from its sitemaps and its start page.
+"""POST /v1/web/map's gathering (docs/crawl-and-map.md#crawl-and-map): a site's URLs from its sitemaps and its
+start page.
 
 Sources, in the order the answer lists them: the start URL itself, the URLs of the sitemaps (those named
 by robots.txt `Sitemap:` lines, then `/sitemap.xml`; indexes followed, gzip read), then the links of the

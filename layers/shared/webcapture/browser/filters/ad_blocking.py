@@ -1,5 +1,5 @@
-"""blockAds (CONTRACT 14): network and cosmetic blocking with EasyList, EasyPrivacy and uBlock Origin's
-lists, through Brave's adblock-rust engine (webcapture.browser.filters.filter_lists).
+"""blockAds (docs/api.md#page-control): network and cosmetic blocking with EasyList, EasyPrivacy and uBlock
+Origin's lists, through Brave's adblock-rust engine (webcapture.browser.filters.filter_lists).
 
 The Lambda Chromium is a headless shell that cannot load extensions, so the engine runs here:
 - network: a context route asks the engine about every request (URL, resource type, the document that

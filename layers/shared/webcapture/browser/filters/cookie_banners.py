@@ -1,6 +1,6 @@
-"""blockCookieBanners (CONTRACT 14): consent pop-ups refused where the banner allows, else hidden, with
-DuckDuckGo's autoconsent (npm @duckduckgo/autoconsent, the rule library their browsers use), fetched at
-build time into the page-filters folder (webcapture.browser.filters.filter_lists).
+"""blockCookieBanners (docs/api.md#page-control): consent pop-ups refused where the banner allows, else
+hidden, with DuckDuckGo's autoconsent (npm @duckduckgo/autoconsent, the rule library their browsers use),
+fetched at build time into the page-filters folder (webcapture.browser.filters.filter_lists).
 
 autoconsent ships a bundle made for Playwright: it runs in each document, detects the consent manager
 (OneTrust, Cookiebot, Didomi and some 800 rules), and clicks through to "reject all", or hides the banner

@@ -1,5 +1,5 @@
-"""`scrollPage` (CONTRACT 14): scroll through the page so lazy content loads, wait for the images that
-appeared, return to the top.
+"""`scrollPage` (docs/api.md#page-control): scroll through the page so lazy content loads, wait for the images
+that appeared, return to the top.
 
 One evaluate does it all, in the page, against a time limit it is given (evaluate takes no timeout; the
 watchdog still covers a page that never yields). Each step scrolls one viewport down and waits two

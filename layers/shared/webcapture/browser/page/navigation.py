@@ -1,9 +1,9 @@
 """Loading the target page: 'load' event, then the caller's waitTime, all inside the request's budget.
 
-Failures become the catalogue's errors (CONTRACT 6): a network error is NAVIGATION_FAILED with Chromium's
-net::ERR_* code in the message, running out of budget is NAVIGATION_TIMEOUT, and a main document (or one of
-its redirect hops) that the egress proxy refused is URL_NOT_ALLOWED. An HTTP error status is not a failure:
-a 404 or 500 page is still the page the caller asked for.
+Failures become the catalogue's errors (docs/api.md#errors): a network error is NAVIGATION_FAILED with
+Chromium's net::ERR_* code in the message, running out of budget is NAVIGATION_TIMEOUT, and a main document
+(or one of its redirect hops) that the egress proxy refused is URL_NOT_ALLOWED. An HTTP error status is not a
+failure: a 404 or 500 page is still the page the caller asked for.
 
 Every request goes through the egress proxy, which answers for the target when it refuses or cannot
 connect: over https Chromium then reports a failed tunnel, so the proxy's refusal log says why; over plain
@@ -152,7 +152,8 @@ def navigation_failure(exc: PlaywrightError) -> ApiError | None:
     message = exc.message or str(exc)
     if "net::ERR_UNSAFE_REDIRECT" in message:
         # Chromium refuses a redirect to a scheme other than http(s) (file:, data:, chrome:...) itself; the
-        # egress policy refuses the same, so the answer is the policy's (CONTRACT 6, 13).
+        # egress policy refuses the same, so the answer is the policy's (docs/api.md#errors,
+        # docs/api.md#egress-policy).
         return UrlNotAllowed("The page redirected to a URL that is not http or https")
     if match := _NET_ERROR.search(message):
         return NavigationFailed(f"The page could not be loaded: {match.group(0)}")

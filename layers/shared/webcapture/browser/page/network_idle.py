@@ -1,4 +1,5 @@
-"""`waitUntil: networkidle0 / networkidle2` (CONTRACT 14): at most 0 / 2 requests in flight for 500 ms.
+"""`waitUntil: networkidle0 / networkidle2` (docs/api.md#page-control): at most 0 / 2 requests in flight for
+500 ms.
 
 Playwright has no such event for these thresholds (its own "networkidle" is 0 in flight, and is
 discouraged), so requests are counted here from the page's request events: `request` adds one,

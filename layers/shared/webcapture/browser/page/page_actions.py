@@ -1,4 +1,5 @@
-"""`actions` (CONTRACT 20): the caller's steps on the prepared page, in order, before the output.
+"""`actions` (docs/actions-and-blocked-pages.md#actions-and-blocked-pages): the caller's steps on the prepared
+page, in order, before the output.
 
 Each step has its own time limit (default 5,000 ms) inside what the request has left, less the room the
 output needs. A step that fails (no element, an element that never becomes usable, its time runs out) is a
@@ -19,8 +20,8 @@ from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from webcapture.browser.budget import MIN_STEP_MS, Deadline
-from webcapture.browser.page.page_control import capture_reserve_ms, is_selector_error
 from webcapture.browser.page.page_motion import MainFrameMotion
+from webcapture.browser.page.page_preparation import capture_reserve_ms, is_selector_error
 from webcapture.errors import ActionFailed
 from webcapture.models.page_actions import Action
 

@@ -1,10 +1,11 @@
-"""Page control (CONTRACT 14) at context creation: the device, emulation, headers, credentials, cookies and
-routes of a request's fresh context, before anything loads (the page's own preparation is page_control).
+"""Page control (docs/api.md#page-control) at context creation: the device, emulation, headers, credentials,
+cookies and routes of a request's fresh context, before anything loads (the page's own preparation is
+page_preparation).
 
 Nothing here fetches anything: headers and cookies only change what Chromium asks, and every request it
-makes still goes through the egress proxy (CONTRACT 13). Routes only abort or fall back, never fulfil or
-fetch, so the handlers other features register on the context (ad blocking, consent banners) chain with
-these.
+makes still goes through the egress proxy (docs/api.md#egress-policy). Routes only abort or fall back, never
+fulfil or fetch, so the handlers other features register on the context (ad blocking, consent banners) chain
+with these.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""CONTRACT 20's refusals of the final page: a bot wall (TARGET_BLOCKED) and a status the caller listed in
-failOnStatus (TARGET_HTTP_ERROR). Both are 502s, refunded: the caller is never charged for them.
+"""docs/actions-and-blocked-pages.md#actions-and-blocked-pages's refusals of the final page: a bot wall
+(TARGET_BLOCKED) and a status the caller listed in failOnStatus (TARGET_HTTP_ERROR). Both are 502s, refunded:
+the caller is never charged for them.
 
 The wall's signals are gathered in one evaluate (titles, script and frame sources, the walls' own element
 ids and inline configuration, the start of the visible text) plus the main document's response headers and

@@ -1,11 +1,13 @@
-"""Page control (CONTRACT 14) on the loaded page: one preparation step for every browser endpoint.
+"""Page control (docs/api.md#page-control) on the loaded page: one preparation step for every browser
+endpoint.
 
 `PagePreparation` is made with the page, before navigation (so it counts requests from the first one);
 `prepare` runs after navigation and before the endpoint's action, each time the action (re)starts on a
 document: the load wait a bestAttempt request did not make the navigation wait for, injections, network
 idle, waitForSelector, consent banners, scroll, hiding. The context's part is page_context.
 
-An injected URL is fetched by Chromium like any subresource, through the egress proxy (CONTRACT 13).
+An injected URL is fetched by Chromium like any subresource, through the egress proxy
+(docs/api.md#egress-policy).
 """
 
 from __future__ import annotations

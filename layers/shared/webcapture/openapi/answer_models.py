@@ -1,4 +1,6 @@
-"""The answer shape of every endpoint (CONTRACT 2, 7-12, 15): the models the OpenAPI document is made from.
+"""The answer shape of every endpoint (docs/api.md#envelopes, docs/api.md#screenshot, docs/api.md#links,
+docs/api.md#ai-extract, docs/api.md#files-delete, docs/api.md#api-keys-list, docs/api.md#stored-files,
+docs/api.md#more-outputs): the models the OpenAPI document is made from.
 
 They describe what the operations build as plain dicts; the end-to-end schemathesis run checks each real
 answer against them (`response_schema_conformance`), so a drift on either side fails `make test`. Optional
