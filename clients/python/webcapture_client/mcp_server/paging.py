@@ -62,6 +62,8 @@ class Window:
             return text[self.offset:]
         newline = text.rfind("\n", self.offset, end)
         stop = newline + 1 if newline > self.offset else end  # a line longer than the window: cut inside it
-        return (text[self.offset:stop].rstrip("\n") +
+        shown = text[self.offset:stop]
+        shown = shown[:-1] if shown.endswith("\n") else shown  # the note's blank line stands for it
+        return (shown +
                 f"\n\n[cut: characters {self.offset:,} to {stop:,} of {total:,}. To read on, call {tool} "
                 f"again with the same arguments and offset {stop}.]")
