@@ -146,9 +146,6 @@ class Settings:
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = _env("WEBCAPTURE_EGRESS_ALLOW", _list, ())
-    # "address:port" of a DNS server the egress guard asks instead of the system resolver (development and
-    # tests: a loopback server that maps test names, answers slowly or rebinds). Unset in production.
-    egress_dns_server: str | None = _env("WEBCAPTURE_EGRESS_DNS_SERVER", _optional, None)
 
     # AI provider (CONTRACT 9)
     openai_api_key: str | None = _env("OPENAI_API_KEY", _optional, None)
