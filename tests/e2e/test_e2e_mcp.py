@@ -25,6 +25,7 @@ from tests.support.fixture_server import get_server
 from tests.support.json_schema_refs import resolved
 from tests.support.local_api import LocalApi
 from tests.support.png_pixels import png_size
+from webcapture_client.mcp_server import paging
 
 # Each tool, the route whose request body it takes, and the body fields the tool sets itself.
 TOOL_ROUTES = {
@@ -38,6 +39,8 @@ TOOL_ROUTES = {
     "crawl": ("/v1/web/crawl", set()),
     "batch": ("/v1/batch", set()),
 }
+# Tools whose text answer is paged (maxChars, offset: properties of the tool's own).
+TEXT_TOOLS = {"markdown", "content", "links", "extract"}
 # Tools whose input is no request body (a GET's path and query parameters).
 OTHER_TOOLS = {"job_status"}
 
@@ -92,6 +95,8 @@ def test_tools_are_typed_by_the_openapi_request_schemas(local_api: LocalApi) -> 
         expected = resolved(reference, components, "#/components/schemas/")
         for field in set_by_tool:
             del expected["properties"][field]
+        if name in TEXT_TOOLS:
+            expected["properties"].update(paging.SCHEMA_PROPERTIES)
         got = resolved(tool.input_schema, tool.input_schema.get("$defs", {}), "#/$defs/")
         assert got == expected, name
         assert got["type"] == "object" and got["required"] == (["operation", "requests"] if name == "batch"

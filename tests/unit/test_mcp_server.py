@@ -21,7 +21,7 @@ from mcp_types import ImageContent, ResourceLink, TextContent
 from tests.support.json_schema_refs import resolved
 from webcapture.openapi.document import openapi_document
 from webcapture_client.http import ApiAnswerError, CliFailure
-from webcapture_client.mcp_server import answers
+from webcapture_client.mcp_server import answers, paging
 from webcapture_client.mcp_server.api import ToolApi
 from webcapture_client.mcp_server.failures import api_error_text, failure_text
 from webcapture_client.mcp_server.jobs import look_up, start_and_follow
@@ -30,6 +30,7 @@ from webcapture_client.mcp_server.server import build_server
 from webcapture_client.mcp_server.tools import TOOLS, ToolEntry
 from webcapture_client.settings import ClientSettings
 
+TEXT_TOOLS = {"markdown", "content", "links", "extract"}
 SERVER_SIDE = ("webcapture", "boto3", "botocore", "playwright", "aws_lambda_powertools", "openai")
 
 
@@ -53,6 +54,8 @@ def test_input_schema_is_the_documents_request_schema(tool: Any) -> None:
     expected = resolved(reference, components, "#/components/schemas/")
     for name in tool.fixed:
         del expected["properties"][name]
+    if tool.name in TEXT_TOOLS:  # the tool's own: how much of the text to answer, from where
+        expected["properties"].update(paging.SCHEMA_PROPERTIES)
     schema = tool.listing().input_schema
     Draft202012Validator.check_schema(schema)
     assert resolved(schema, schema.get("$defs", {}), "#/$defs/") == expected
@@ -254,10 +257,40 @@ def test_in_process_calls_send_the_tools_body_and_survive_odd_answers(
             assert isinstance(pdf.content[0], ResourceLink) and pdf.content[0].uri == "https://f/p.pdf"
 
     anyio.run(main)
-    assert fake_api.bodies[2] == {"url": "https://example.com/", "onlyMainContent": False}
+    # maxAge: the text tools take a cached answer, so that reading on with offset is served the same text.
+    assert fake_api.bodies[2] == {"url": "https://example.com/", "onlyMainContent": False, "maxAge": 900}
     assert fake_api.bodies[3] == {"url": "https://example.com/", "base64": False}  # the tool's field wins
     assert fake_api.headers_seen[3]["Accept"] == "application/json"
     assert all(headers["Authorization"] == "Bearer wc_test" for headers in fake_api.headers_seen)
+
+
+def test_a_long_markdown_is_cut_and_read_on_with_offset(fake_api: FakeApi) -> None:
+    text = "".join(f"paragraph {number} " + "word " * 30 + "\n" for number in range(200))
+    answer = envelope({"markdown": text, "metadata": {"url": "https://example.com/", "truncated": False}})
+    fake_api.script = [(200, "application/json", answer)] * 20
+    server = build_server(ClientSettings(api_url=fake_api.url, api_key="wc_test"))
+    pieces: list[str] = []
+
+    async def main() -> None:
+        async with Client(server) as client:
+            wrong = await client.call_tool("markdown", {"url": "https://example.com/", "maxChars": 100_001})
+            assert wrong.is_error and isinstance(wrong.content[0], TextContent)
+            assert "maxChars must be an integer from 1 to 100,000" in wrong.content[0].text
+            offset = 0
+            while True:
+                result = await client.call_tool("markdown", {"url": "https://example.com/", "maxChars": 8000,
+                                                             "offset": offset})
+                assert not result.is_error and isinstance(result.content[0], TextContent)
+                body, _, note = result.content[0].text.partition("\n\n[cut: ")
+                pieces.append(body)
+                if not note:
+                    return
+                offset = int(note.rsplit("offset ", 1)[1].rstrip(".]"))
+
+    anyio.run(main)
+    assert len(pieces) == 5 and all(len(piece) <= 8000 for piece in pieces)
+    assert "\n".join(pieces) == text
+    assert all(body == {"url": "https://example.com/", "maxAge": 900} for body in fake_api.bodies)
 
 
 def job(status: str, completed: int, failed: int = 0, results: list[Any] | None = None) -> bytes:

@@ -1,3 +1,22 @@
-"""webcapture's client: the `webcapture` CLI and the MCP server, over the API's HTTP."""
+"""webcapture's client: the `webcapture` CLI, the Python SDK (`Client`) and the MCP server, over the API's
+HTTP with the standard library only."""
 
 __version__ = "1.0.0"
+
+from webcapture_client.errors import (
+    AiError,
+    ApiConnectionError,
+    AuthenticationError,
+    InvalidRequestError,
+    NotFoundError,
+    PageError,
+    RateLimitError,
+    ServerError,
+    ValidationError,
+    WebcaptureError,
+)
+from webcapture_client.sdk import Client, Job
+
+__all__ = ["AiError", "ApiConnectionError", "AuthenticationError", "Client", "InvalidRequestError", "Job",
+           "NotFoundError", "PageError", "RateLimitError", "ServerError", "ValidationError",
+           "WebcaptureError", "__version__"]

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from mcp_types import ContentBlock, Tool, ToolAnnotations
+from mcp_types import ContentBlock, TextContent, Tool, ToolAnnotations
 
-from webcapture_client.mcp_server import answers, jobs
-from webcapture_client.mcp_server.api import Run, ToolApi
+from webcapture_client.mcp_server import answers, jobs, paging
+from webcapture_client.mcp_server.api import Run, ToolApi, ToolFailure
 from webcapture_client.mcp_server.schemas import request_schema, schema_source
 
 Shape = Callable[[dict[str, Any]], list[ContentBlock]]
@@ -55,14 +55,37 @@ def one_call(path: str, shape: Shape, fixed: Mapping[str, Any], accept: str) -> 
     return run
 
 
+def paged(name: str, run: Run) -> Run:
+    """`run` with maxChars and offset: its first block (the text) cut to the window; the answer cached a
+    while (maxAge, unless given) so that reading on is served the same text."""
+
+    async def paged_run(api: ToolApi, arguments: dict[str, Any]) -> list[ContentBlock]:
+        arguments = dict(arguments)
+        try:
+            window = paging.Window.take(arguments)
+        except paging.PagingError as error:
+            raise ToolFailure(str(error)) from None
+        arguments.setdefault("maxAge", paging.READ_ON_MAX_AGE_S)
+        blocks = await run(api, arguments)
+        if blocks and isinstance(blocks[0], TextContent):
+            blocks[0] = TextContent(text=window.cut(blocks[0].text, name))
+        return blocks
+
+    return paged_run
+
+
 def endpoint_tool(name: str, title: str, description: str, path: str, shape: Shape, *,
                   fixed: Mapping[str, Any] = _NO_FIELDS, accept: str = "application/json",
-                  read_only: bool = True) -> ToolEntry:
-    """A tool that is one call to POST `path`, typed by that endpoint's request model."""
+                  read_only: bool = True, text: bool = False) -> ToolEntry:
+    """A tool that is one call to POST `path`, typed by that endpoint's request model; `text`: its answer
+    is text a model reads, paged by maxChars and offset."""
     _check_source(name, path, fixed)
-    return ToolEntry(name, title, description, request_schema(name),
-                     one_call(path, shape, MappingProxyType(dict(fixed)), accept), read_only, path,
-                     MappingProxyType(dict(fixed)))
+    schema = request_schema(name)
+    run = one_call(path, shape, MappingProxyType(dict(fixed)), accept)
+    if text:
+        schema["properties"].update(paging.SCHEMA_PROPERTIES)
+        run = paged(name, run)
+    return ToolEntry(name, title, description, schema, run, read_only, path, MappingProxyType(dict(fixed)))
 
 
 def _check_source(name: str, path: str, fixed: Mapping[str, Any]) -> None:
@@ -77,6 +100,9 @@ _PAGE = ("The page is loaded in a real browser (headless Chromium; its scripts r
          "(lazy content), blockAds, blockCookieBanners, hideSelectors, device ('iPhone 15 Pro'), "
          "colorScheme, locale, timezoneId, userAgent, headers, cookies, authenticate. Only public http(s) "
          "pages can be loaded.")
+_TEXT = ("The answer is at most maxChars characters (20,000 by default, up to 100,000): a longer one is cut "
+         "at a line boundary and its last line gives the offset to call again with, to read on (the same "
+         "text, from the cache, at no cost). ")
 
 SCREENSHOT = endpoint_tool(
     "screenshot", "Screenshot a web page",
@@ -94,23 +120,23 @@ MARKDOWN = endpoint_tool(
     "Read a web page as Markdown: its main content (the article, product or documentation) with navigation, "
     "ads, footers and comments removed, and text hidden from readers left out. The best tool to read, quote "
     "or summarise a page. onlyMainContent false keeps everything visible on the page. Very long pages are "
-    "cut (metadata.truncated). " + _PAGE + " Costs 1 credit.",
-    "/v1/web/markdown", answers.markdown)
+    "cut (metadata.truncated). " + _TEXT + _PAGE + " Costs 1 credit.",
+    "/v1/web/markdown", answers.markdown, text=True)
 
 CONTENT = endpoint_tool(
     "content", "Get a web page's rendered HTML",
     "The HTML of a web page after its scripts ran (the rendered DOM, serialised). Use it when the markup "
     "itself matters: attributes, element structure, forms, embedded data, meta tags. To read the text, use "
-    "markdown: HTML is many times longer. " + _PAGE + " Costs 1 credit.",
-    "/v1/web/content", answers.content)
+    "markdown: HTML is many times longer. " + _TEXT + _PAGE + " Costs 1 credit.",
+    "/v1/web/content", answers.content, text=True)
 
 LINKS = endpoint_tool(
     "links", "List the links on a web page",
     "Every link on a web page after it rendered: absolute http(s) URLs with their visible text, without "
     "duplicates, in document order, counted as internal (same site) or external. Use it to find a site's "
     "pages (docs sections, articles, products) before reading them with markdown. includeExternal false "
-    "keeps only the site's own links. " + _PAGE + " Costs 1 credit.",
-    "/v1/web/links", answers.as_json)
+    "keeps only the site's own links. " + _TEXT + _PAGE + " Costs 1 credit.",
+    "/v1/web/links", answers.as_json, text=True)
 
 EXTRACT = endpoint_tool(
     "extract", "Extract data from a web page with an AI model",
@@ -119,8 +145,8 @@ EXTRACT = endpoint_tool(
     "answer is JSON validated against that schema. responseType 'text' answers in prose instead (without a "
     "prompt: a summary of the page); instructions adds guidance. The model sees the page's main content as "
     "Markdown. Use it for many fields or many similar pages; for one page you read yourself, markdown is "
-    "cheaper. " + _PAGE + " Costs 5 credits.",
-    "/v1/web/ai-extract", answers.extract)
+    "cheaper. " + _TEXT + _PAGE + " Costs 5 credits.",
+    "/v1/web/ai-extract", answers.extract, text=True)
 
 PDF = endpoint_tool(
     "pdf", "Print a web page to PDF",

@@ -64,7 +64,8 @@ def _error_response(description: str, model: type[BaseModel] = answer_models.Err
 
 def _success_responses(endpoint: Endpoint) -> dict[str, Any]:
     envelope = _success_envelope(_ref(endpoint.data),
-                                 cost_of(endpoint.operation) if endpoint.credits is None else None)
+                                 cost_of(endpoint.operation) if endpoint.credits is None else None) \
+        if endpoint.envelope else _ref(endpoint.data)
     ok: dict[str, Any] = {"description": "Accepted" if endpoint.status == 202 else "Success",
                           "headers": dict(_REQUEST_ID), "content": {_JSON: {"schema": envelope}}}
     responses: dict[str, Any] = {str(endpoint.status): ok}
@@ -87,9 +88,11 @@ def _success_responses(endpoint: Endpoint) -> dict[str, Any]:
 
 def _operation(endpoint: Endpoint) -> dict[str, Any]:
     responses = _success_responses(endpoint)
+    own_errors = {status for status, _ in endpoint.errors}
     for status, text in endpoint.error_statuses().items():
-        responses[str(status)] = _error_response(text)
-    if endpoint.request is not None:
+        responses[str(status)] = _error_response(text) if endpoint.envelope or status not in own_errors \
+            else _error_response(text, endpoint.data)
+    if endpoint.request is not None and endpoint.envelope:
         responses["422"] = _error_response(
             "The body fails validation: every issue, in Zod's vocabulary",
             answer_models.ValidationErrorEnvelope)
@@ -157,7 +160,8 @@ def _document() -> dict[str, Any]:
                  {"name": "api-keys", "description": "Your keys"},
                  {"name": "batch", "description": "Asynchronous jobs: many pages, or pages longer than 29 s"},
                  {"name": "jobs", "description": "A job's status, results and cancellation"},
-                 {"name": "webhooks", "description": "The secret webhooks are signed with"}],
+                 {"name": "webhooks", "description": "The secret webhooks are signed with"},
+                 {"name": "mcp", "description": "The API's tools for AI agents (Model Context Protocol)"}],
         "paths": paths,
         "components": {
             "securitySchemes": {"bearerAuth": {

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from webcapture.credits import Operation
 from webcapture.models import requests, site_requests
-from webcapture.openapi import answer_models, job_models
+from webcapture.openapi import answer_models, job_models, mcp_models
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
 
@@ -59,6 +59,9 @@ class Endpoint:
     credits: str | None = None  # what it costs when that is not the operation's fixed price
     parameters: tuple[dict[str, object], ...] = ()
     public: bool = False  # served without the bearer token (a signed link carries its own proof)
+    # False: the answer is `data` itself, not in the success envelope, and so are the `errors` listed here
+    # (POST /v1/mcp speaks JSON-RPC); the gateway's and the authorizer's errors keep the envelope.
+    envelope: bool = True
 
     def error_statuses(self) -> dict[int, str]:
         found = dict(_COMMON_ERRORS)
@@ -250,6 +253,20 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                                  "parameter, an unknown user or a rotated secret"),
                 (422, "A parameter fails the screenshot request's validation (Zod's issues)")),
     ),
+    Endpoint(
+        "post", "/v1/mcp", "mcp", "The MCP server (Streamable HTTP) for AI agents",
+        "The Model Context Protocol over Streamable HTTP, stateless: each POST is one JSON-RPC message "
+        "(initialize, tools/list, tools/call, ...) answered with JSON (`Accept: application/json`), a "
+        "notification with 202. The tools and their input schemas are `webcapture mcp`'s (docs/mcp.md); a "
+        "tool call spends the caller's key as the endpoint it calls would, and answers within 29 s (a "
+        "crawl or batch that runs longer is answered with its jobId, for job_status).",
+        Operation.API_KEYS_LIST, mcp_models.McpMessage, mcp_models.McpMessage,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+        credits="each tool call costs what its endpoint costs (markdown 1, extract 5, ...)",
+        envelope=False,
+        errors=((400, "A JSON-RPC parse or validation error (an `error` object)"),
+                (406, "Accept does not include application/json"),
+                (415, "Content-Type is not application/json"))),
     Endpoint(
         "get", "/v1/signing/secret", "signingSecret", "Your signing secret",
         "The secret that signs your links to GET /v1/render/screenshot, made on first use. Signed links are "
