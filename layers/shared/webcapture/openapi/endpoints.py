@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from webcapture.credits import Operation
-from webcapture.models import requests, site_requests
+from webcapture.models import profiles, requests, site_requests
 from webcapture.openapi import answers, job_models
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
@@ -38,6 +38,7 @@ _BROWSER_ERRORS = {
          "the final page is a bot wall (allowBlocked answers it as it is); TARGET_HTTP_ERROR: the target's "
          "status is one failOnStatus lists",
     504: "NAVIGATION_TIMEOUT: the page (or waitForSelector) did not finish within the time budget",
+    404: "NOT_FOUND: `profile.id` is not a profile of yours (or it was deleted); nothing charged",
 }
 
 
@@ -70,6 +71,9 @@ class Endpoint:
 
 
 _BROWSER = tuple(_BROWSER_ERRORS.items())
+_PROFILE_ID: tuple[dict[str, object], ...] = (
+    {"name": "profileId", "in": "path", "required": True, "schema": {"type": "string"}},)
+_PROFILE_404 = ((404, "NOT_FOUND: no such profile of yours (another user's and a deleted one alike)"),)
 
 
 def _web(
@@ -249,6 +253,37 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                                  "parameter, an unknown user or a rotated secret"),
                 (422, "A parameter fails the screenshot request's validation (Zod's issues)")),
     ),
+    Endpoint(
+        "post", "/v1/profiles", "createProfile", "A new profile",
+        "A profile keeps a logged-in session (cookies, localStorage) for later requests' `profile`. Free. "
+        "At most 100 a user.", Operation.API_KEYS_LIST, answers.ProfileData, profiles.ProfileCreate,
+        {"name": "work"}, status=201, errors=((409, "LIMIT_REACHED: you have 100 profiles already"),)),
+    Endpoint(
+        "get", "/v1/profiles", "listProfiles", "Your profiles", "Their metadata, oldest first; never their "
+        "state.", Operation.API_KEYS_LIST, answers.ProfilesData),
+    Endpoint(
+        "get", "/v1/profiles/{profileId}", "getProfile", "A profile's metadata",
+        "Never its state: there is no way to read a state back.", Operation.API_KEYS_LIST,
+        answers.ProfileData, parameters=_PROFILE_ID, errors=_PROFILE_404),
+    Endpoint(
+        "patch", "/v1/profiles/{profileId}", "renameProfile", "Rename a profile", "Only its name.",
+        Operation.API_KEYS_LIST, answers.ProfileData, profiles.ProfileRename, {"name": "work (new)"},
+        parameters=_PROFILE_ID, errors=_PROFILE_404),
+    Endpoint(
+        "delete", "/v1/profiles/{profileId}", "deleteProfile", "Delete a profile",
+        "The profile and its state, at once; requests naming it answer 404 from then on.",
+        Operation.API_KEYS_LIST, answers.ProfileDeletedData, parameters=_PROFILE_ID, errors=_PROFILE_404),
+    Endpoint(
+        "put", "/v1/profiles/{profileId}/state", "importProfileState", "Import a login made elsewhere",
+        "A Playwright storage state (`context.storage_state()`: cookies, and localStorage by origin), at "
+        "most 1 MB, replaces the profile's; its version goes up by one. Cookies and origins of hosts the "
+        "egress policy refuses are dropped (the answer's warning counts them).",
+        Operation.API_KEYS_LIST, answers.ProfileData, profiles.StorageState,
+        {"cookies": [{"name": "session", "value": "...", "domain": "app.example.com", "path": "/",
+                      "expires": -1, "httpOnly": True, "secure": True, "sameSite": "Lax"}],
+         "origins": [{"origin": "https://app.example.com",
+                      "localStorage": [{"name": "token", "value": "..."}]}]},
+        parameters=_PROFILE_ID, errors=(*_PROFILE_404, (413, "PAYLOAD_TOO_LARGE: a state over 1 MB"))),
     Endpoint(
         "get", "/v1/signing/secret", "signingSecret", "Your signing secret",
         "The secret that signs your links to GET /v1/render/screenshot, made on first use. Signed links are "
