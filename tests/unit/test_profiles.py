@@ -153,3 +153,21 @@ def test_the_cache_keys_on_the_profile_version_and_never_on_typed_text() -> None
 def test_a_context_with_a_profiles_state_is_never_a_spare() -> None:
     assert options_key({"viewport": {"width": 1, "height": 1}}) is not None
     assert options_key({"viewport": {"width": 1, "height": 1}, "storage_state": {"cookies": []}}) is None
+
+
+def test_a_cookie_the_browser_would_refuse_is_refused_at_import_without_its_value() -> None:
+    from pydantic import ValidationError
+
+    cookie = {"name": "session", "value": "s3cr3t-value", "domain": "app.example.com"}
+    for bad in ({"sameSite": "None", "secure": False}, {"value": "s3cr3t;value"}):
+        with pytest.raises(ValidationError) as refused:
+            StorageState.model_validate({"cookies": [{**cookie, **bad}]})
+        assert "s3cr3t" not in str(refused.value.errors(include_input=False))
+
+
+def test_many_sites_are_judged_each_once(profiles_aws: str) -> None:
+    state = StorageState.model_validate({"cookies": [
+        {"name": f"c{n}", "value": "v", "domain": f"127.0.0.{n % 20 + 1}" if n % 2 else f"10.0.0.{n % 20}"}
+        for n in range(60)]})
+    kept = sessions.states.reachable_only(state)
+    assert kept.dropped == 30 and len(kept.origins) == 10

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 MAX_PROFILE_NAME = 100
 MAX_PROFILE_ID = 100
@@ -54,6 +55,18 @@ class StateCookie(_Strict):
     httpOnly: bool = False
     secure: bool = False
     sameSite: Literal["Strict", "Lax", "None"] = "Lax"
+
+    @model_validator(mode="after")
+    def _as_chromium_accepts(self) -> StateCookie:
+        # A cookie the browser would refuse would fail every capture made with the profile: refused here,
+        # by field, never quoting its value.
+        for name, text in (("name", self.name), ("value", self.value), ("path", self.path)):
+            if any(ord(ch) < 0x20 or ch in ";\x7f" for ch in text):
+                message = f"A cookie {name} cannot contain control characters or ';'"
+                raise PydanticCustomError("custom", message, {"field": name})
+        if self.sameSite == "None" and not self.secure:
+            raise PydanticCustomError("custom", "sameSite None needs secure: true", {"field": "secure"})
+        return self
 
 
 class StorageEntry(_Strict):
