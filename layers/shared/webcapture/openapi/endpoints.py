@@ -185,6 +185,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                      "schema": {"type": "string", "minLength": 1, "maxLength": 255}},),
         errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the start URL or the webhook URL is refused by the "
                       "egress policy (nothing reserved)"),
+                (404, "NOT_FOUND: `profile.id` is not a profile of yours (nothing reserved)"),
                 (409, "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body"),
                 (429, "USAGE_EXCEEDED: not enough credits for limit x cost; TOO_MANY_REQUESTS"),
                 (503, "AI_NOT_CONFIGURED: json asked for and no AI model is configured"))),
@@ -211,6 +212,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         parameters=({"name": "Idempotency-Key", "in": "header", "required": False,
                      "schema": {"type": "string", "minLength": 1, "maxLength": 255}},),
         errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the webhook URL is refused by the egress policy"),
+                (404, "NOT_FOUND: an item's `profile.id` is not a profile of yours (nothing reserved)"),
                 (409, "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body"),
                 (413, "PAYLOAD_TOO_LARGE: request body over 1 MB"),
                 (429, "USAGE_EXCEEDED: not enough credits for the whole batch; TOO_MANY_REQUESTS"))),
