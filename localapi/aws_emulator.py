@@ -59,6 +59,17 @@ class AwsEmulator:
         create_template_resources(self._client("dynamodb"), self._client("s3"), template, resolver)
         create_template_queues(self._client("sqs"), template, resolver)
 
+    def create_keys(self, template: dict[str, Any]) -> dict[str, tuple[str, str]]:
+        """A KMS key for each of the template's keys: logical id -> (key id, ARN), what Ref and GetAtt
+        name. Their policies are IAM's business, which the emulator does not play."""
+        kms = self._client("kms")
+        made = {}
+        for logical_id, resource in template.get("Resources", {}).items():
+            if resource["Type"] == "AWS::KMS::Key":
+                key = kms.create_key(Description=f"webcapture-local {logical_id}")["KeyMetadata"]
+                made[logical_id] = (key["KeyId"], key["Arn"])
+        return made
+
     def client(self, service: str) -> Any:
         return self._client(service)
 

@@ -49,7 +49,7 @@ class LocalStack:
         self.aws = AwsEmulator(host=self.host, port=self.aws_port, external_endpoint=self.aws_endpoint)
         self.aws.start()
         template = load_template()
-        resolver = self._resolver(template)
+        resolver = self._resolver(template, self.aws.create_keys(template))
         self.aws.create_resources(template, resolver)
         self.aws.allow_public_reads(LOCAL_BUCKET, "screenshots/", "pdfs/")
         api = read_api(template, resolver)
@@ -97,8 +97,8 @@ class LocalStack:
             keep = set().union(*(pool.known_pids() for pool in self._containers.values()))
             reap_orphans(keep)
 
-    def _resolver(self, template: dict[str, Any]) -> Resolver:
-        names = {}
+    def _resolver(self, template: dict[str, Any], keys: dict[str, tuple[str, str]]) -> Resolver:
+        names = {logical_id: key_id for logical_id, (key_id, _) in keys.items()}
         for logical_id, resource in template.get("Resources", {}).items():
             if resource["Type"] == "AWS::DynamoDB::Table":
                 names[logical_id] = f"webcapture-local-{logical_id}"
@@ -107,7 +107,8 @@ class LocalStack:
             elif resource["Type"] == "AWS::CloudFront::Distribution":
                 names[logical_id] = ""  # none locally: moto serves the files, nothing to invalidate
         files_domain = f"{self.aws.endpoint.split('://', 1)[-1]}/{LOCAL_BUCKET}"
-        attributes = {"FilesDistribution.DomainName": files_domain}
+        attributes = {"FilesDistribution.DomainName": files_domain,
+                      **{f"{logical_id}.Arn": arn for logical_id, (_, arn) in keys.items()}}
         for logical_id, resource in template.get("Resources", {}).items():
             if resource["Type"] == "AWS::SQS::Queue":  # Ref is the queue's URL, Arn its ARN
                 queue = local_queue_name(logical_id)
@@ -121,6 +122,7 @@ class LocalStack:
             "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
             "AWS_ENDPOINT_URL_S3": endpoint,
             "AWS_ENDPOINT_URL_SQS": endpoint,
+            "AWS_ENDPOINT_URL_KMS": endpoint,
             # moto serves objects path-style without auth: the local stand-in for CloudFront.
             "PUBLIC_BASE_URL": f"{endpoint}/{LOCAL_BUCKET}",
             "AWS_DEFAULT_REGION": "us-east-1",
@@ -132,7 +134,7 @@ class LocalStack:
         """What the functions see for their AWS resources (tests point their own clients at the same)."""
         names = ("API_KEYS_TABLE", "FILES_TABLE", "SIGNING_SECRETS_TABLE", "FILES_BUCKET", "PUBLIC_BASE_URL",
                  "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS", "JOBS_TABLE",
-                 "WEBHOOKS_QUEUE_URL")
+                 "WEBHOOKS_QUEUE_URL", "PROFILES_TABLE", "PROFILES_KMS_KEY_ID")
         queues = {name: value for name, value in os.environ.items()
                   if name.startswith("JOBS_QUEUE_") and name.endswith("_URL")}
         return {**{name: os.environ[name] for name in names}, **queues}

@@ -44,7 +44,8 @@ TRANSACTION_ITEMS = {"Put": "dynamodb:PutItem", "Update": "dynamodb:UpdateItem",
 CONSTRUCTORS = {"SecretsProvider": "secretsmanager:GetSecretValue"}
 # Settings fields that name a resource of the template.
 TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable",
-          "signing_secrets_table": "SigningSecretsTable", "jobs_table": "JobsTable"}
+          "signing_secrets_table": "SigningSecretsTable", "jobs_table": "JobsTable",
+          "profiles_table": "ProfilesTable"}
 BUCKETS = {"files_bucket": "FilesBucket"}
 QUEUES = {"webhooks_queue": "WebhooksQueue", "crawl_queue": "CrawlJobsQueue"}
 JOB_QUEUES_FIELD = "job_queues"  # (operation, URL) of every operation's work queue

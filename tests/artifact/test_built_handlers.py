@@ -91,7 +91,7 @@ def test_every_function_has_an_event(functions: dict[str, BuiltFunction]) -> Non
                "DocsFunction": "docs", "MapFunction": "map", "CrawlFunction": "crawl", "BatchFunction": "batch",
                "JobsFunction": "jobs_get",
                "WebhooksFunction": "webhook_delivery", "WebhookSecretFunction": "webhook_secret",
-               "SigningSecretFunction": "signing_secret"}
+               "SigningSecretFunction": "signing_secret", "ProfilesFunction": "profiles"}
     assert set(functions) == set(sources), "a function was added or renamed: give it an events/ file here"
     assert set(sources.values()) <= events
 

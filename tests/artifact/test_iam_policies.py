@@ -97,8 +97,12 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     # an item in S3, a busy item sent back to the function's own queue, the job's webhook events.
     jobs_items = {("dynamodb:GetItem", "JobsTable"), ("dynamodb:PutItem", "JobsTable"),
                   ("dynamodb:UpdateItem", "JobsTable"), ("sqs:SendMessage", "WebhooksQueue")}
+    # A request's profile: its metadata read and its version swapped on a save, its state objects read,
+    # written and the replaced one deleted (docs/profiles.md).
+    profiles = {("dynamodb:GetItem", "ProfilesTable"), ("dynamodb:UpdateItem", "ProfilesTable"),
+                ("s3:DeleteObject", "FilesBucket")}
     browser = {("dynamodb:UpdateItem", "ApiKeysTable"), ("secretsmanager:GetSecretValue", SECRET),
-               ("s3:GetObject", "FilesBucket"), ("s3:PutObject", "FilesBucket")} | jobs_items
+               ("s3:GetObject", "FilesBucket"), ("s3:PutObject", "FilesBucket")} | jobs_items | profiles
     assert needed("MarkdownFunction") == browser | {("sqs:SendMessage", "MarkdownJobsQueue")}
     assert needed("ContentFunction") == browser | {("sqs:SendMessage", "ContentJobsQueue")}
     # Stores its file the same way; the screenshot function also reads signing secrets (signed links).
@@ -118,6 +122,14 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     jobs = needed("JobsFunction")
     assert {("dynamodb:GetItem", "JobsTable"), ("dynamodb:Query", "JobsTable"), ("s3:GetObject", "FilesBucket")} <= jobs
     assert not any(action.startswith("sqs:") for action, _ in jobs)
+    # The profile routes: metadata and the per-user count (transactions), imported states written; a state
+    # is never read back.
+    assert needed("ProfilesFunction") == {
+        ("dynamodb:UpdateItem", "ApiKeysTable"), ("dynamodb:GetItem", "ProfilesTable"),
+        ("dynamodb:PutItem", "ProfilesTable"), ("dynamodb:UpdateItem", "ProfilesTable"),
+        ("dynamodb:DeleteItem", "ProfilesTable"), ("dynamodb:Query", "ProfilesTable"),
+        ("s3:PutObject", "FilesBucket"), ("s3:DeleteObject", "FilesBucket")}
+    assert ("dynamodb:GetItem", "ProfilesTable") in needed("BatchFunction")
     assert needed("SigningSecretFunction") >= {("dynamodb:GetItem", "SigningSecretsTable"),
                                                ("dynamodb:PutItem", "SigningSecretsTable")}
     # A function that runs no batch items never reaches the job store or the queues.

@@ -52,7 +52,7 @@ class FakeApi:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            do_GET = do_POST = do_DELETE = _answer
+            do_GET = do_POST = do_DELETE = do_PATCH = do_PUT = _answer
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"

@@ -1,4 +1,5 @@
-"""`webcapture shot|links|extract|markdown|content|pdf|sign|map|crawl URL`: the API from a shell.
+"""`webcapture shot|links|extract|markdown|content|pdf|sign|map|crawl URL`, `webcapture profiles ...`: the API
+from a shell.
 
 Each command turns its flags into the endpoint's JSON body (only the flags given: the API's defaults
 apply otherwise), makes one call, and writes the result: files for images and PDFs, JSON or text on stdout.
@@ -16,6 +17,7 @@ from typing import Any
 from webcapture_client.crawl import add_crawl_command
 from webcapture_client.http import Answer, CliFailure, call, fetch, progress
 from webcapture_client.jobs import add_job_commands
+from webcapture_client.profiles import add_profile_commands
 from webcapture_client.settings import client_settings
 from webcapture_client.signed_links import signed_link
 
@@ -37,6 +39,9 @@ def _page_control(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dark", action="store_true", help="prefers-color-scheme: dark")
     parser.add_argument("--device", help="a device name from Playwright's list, e.g. 'iPhone 15 Pro'")
     parser.add_argument("--user-agent")
+    parser.add_argument("--profile", metavar="ID", help="start from this profile's logged-in session")
+    parser.add_argument("--save-profile", action="store_true",
+                        help="after a successful capture, save the session back to --profile")
     parser.add_argument("--body", metavar="JSON", help="more request fields, as a JSON object")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -53,6 +58,10 @@ def _page_body(args: argparse.Namespace) -> Body:
                        ("block_cookie_banners", "blockCookieBanners")):
         if getattr(args, flag):
             body[name] = True
+    if args.save_profile and not args.profile:
+        raise CliFailure("--save-profile needs --profile ID", 2)
+    if args.profile:
+        body["profile"] = {"id": args.profile, "save": bool(args.save_profile)}
     if args.body:
         extra = json.loads(args.body)
         if not isinstance(extra, dict):
@@ -266,6 +275,7 @@ def add_commands(commands: Any) -> None:
     site_map.add_argument("--quiet", action="store_true", help="no progress on stderr")
     site_map.set_defaults(run=_map)
     add_crawl_command(commands, where)
+    add_profile_commands(commands, where)
 
     pdf = command("pdf", "the page as a PDF file", _pdf)
     pdf.add_argument("-o", "--output", default="page.pdf", help="file to write, or - for stdout")

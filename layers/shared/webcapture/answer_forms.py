@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from webcapture.answer_warnings import with_warnings
@@ -40,6 +40,13 @@ class FileAnswer:
     location: str = ""
     warnings: tuple[str, ...] = ()  # the binary form's X-Webcapture-Warning (JSON forms: data.warning)
     target_status: int | None = None  # the binary form's X-Webcapture-Target-Status (JSON: metadata)
+
+
+def with_answer_warning(answer: FileAnswer, warning: str) -> FileAnswer:
+    """The answer with one more warning: in `data.warning` for the JSON forms, the header for bytes."""
+    if answer.form == "binary":
+        return replace(answer, warnings=(*answer.warnings, warning))
+    return replace(answer, data=with_warnings(answer.data or {}, [warning]))
 
 
 def answer_with_file(made: MadeFile, *, wants_base64: bool, accept: str | None, binary_type: str,

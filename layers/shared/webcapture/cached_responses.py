@@ -20,11 +20,13 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from botocore.exceptions import BotoCoreError, ClientError
 
 from webcapture import cache, metering
-from webcapture.answer_forms import FileAnswer, prefers_json
+from webcapture.answer_forms import FileAnswer, prefers_json, with_answer_warning
 from webcapture.auth.caller import Caller
 from webcapture.credits import Operation
 from webcapture.edge.responses import file_response
 from webcapture.models.page_control import PageControl
+from webcapture.profiles import sessions
+from webcapture.profiles.sessions import ProfileUse
 
 CACHE_HEADER = "X-Cache"
 # A hit's bytes form has no metadata to carry cachedAt; this header does.
@@ -49,8 +51,11 @@ def _count(caller: Caller) -> None:
 def cached_response(app: APIGatewayRestResolver, caller: Caller, operation: Operation, request: PageControl,
                     produce: Callable[[], FileAnswer], *, form: str = "", large: bool = False,
                     ) -> Response[Any]:
-    """The cached answer when `request.maxAge` allows one, else `produce()`'s (kept when maxAge > 0)."""
-    key = cache.cache_key(caller.user_id, operation.value, request, form) if request.maxAge > 0 else None
+    """The cached answer when `request.maxAge` allows one, else `produce()`'s (kept when maxAge > 0).
+
+    The request's profile is opened first (404 before anything else, docs/profiles.md), and saved after."""
+    use = sessions.open_profile(caller, request.profile)
+    key = answer_cache_key(caller, operation, request, form, use)
     if key is not None:
         # The request scope (its deadline sets the S3 client's timeouts) goes with the lookup.
         looking = _LOOKUPS.submit(contextvars.copy_context().run, cache.lookup, key, request.maxAge)
@@ -61,12 +66,25 @@ def cached_response(app: APIGatewayRestResolver, caller: Caller, operation: Oper
             response.headers[CACHE_HEADER] = "HIT"
             response.headers[CACHED_AT_HEADER] = hit.cached_at
             return response
-    answer = produce()
+    with sessions.using(use):
+        answer = produce()
     if key is not None:
         cache.store(key, answer)
+    if (warning := sessions.finish(use)) is not None:
+        answer = with_answer_warning(answer, warning)
     response = file_response(app, answer, operation, large=large)
     response.headers[CACHE_HEADER] = "MISS"
     return response
+
+
+def answer_cache_key(caller: Caller, operation: Operation, request: PageControl, form: str,
+                     use: ProfileUse | None) -> cache.CacheKey | None:
+    """The request's entry, or None when it neither reads nor keeps one: maxAge 0, a request that types
+    text (a password), a profile to save (the capture must run in the browser to have a state to save)."""
+    if request.maxAge <= 0 or cache.holds_secrets(request) or (use is not None and use.save):
+        return None
+    version = use.profile.version if use is not None else None
+    return cache.cache_key(caller.user_id, operation.value, request, form, version)
 
 
 def json_answer(data: dict[str, Any]) -> FileAnswer:

@@ -76,6 +76,12 @@ class IdempotencyConflict(ApiError):
     default_message = "This Idempotency-Key was used with another request body"
 
 
+class LimitReached(ApiError):
+    """A count the service caps per user is reached (profiles: docs/profiles.md#limits)."""
+
+    status, code = 409, "LIMIT_REACHED"
+
+
 class PayloadTooLarge(ApiError):
     status, code = 413, "PAYLOAD_TOO_LARGE"
     default_message = "Request body exceeds 100 KB"

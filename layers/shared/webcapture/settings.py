@@ -106,6 +106,10 @@ class Settings:
     file_retention_days: int = _env("FILE_RETENTION_DAYS", _int, 30)
     # The CloudFront distribution in front of the bucket, to invalidate a deleted file; none locally.
     files_distribution_id: str | None = _env("FILES_DISTRIBUTION_ID", _optional, None)
+    # Profiles (docs/profiles.md): their metadata, and the stack's KMS key their states are encrypted with
+    # (none: S3's own aws/s3 key, still SSE-KMS).
+    profiles_table: str = _env("PROFILES_TABLE", _text, "Profiles")
+    profiles_kms_key: str | None = _env("PROFILES_KMS_KEY_ID", _optional, None)
 
     # Authentication (docs/api.md#authentication)
     jwt_jwks_url: str | None = _env("JWT_JWKS_URL", _optional, None)

@@ -35,6 +35,8 @@ from webcapture.browser.page.target_checks import check_target
 from webcapture.egress.upstream import upstream_pool_proxy
 from webcapture.errors import ActionFailed, NavigationFailed
 from webcapture.models.page_control import PageControl
+from webcapture.profiles import sessions
+from webcapture.profiles.sessions import ProfileUse
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +84,14 @@ def with_loaded_page(
     scope = request_scope.current()
     gateway = scope.gateway_deadline if scope is not None else None
     current = host()
+    # The request's profile (docs/profiles.md), read here: the worker thread does not see the request's
+    # context variables.
+    profile = sessions.active()
 
     def job() -> T:  # on the browser worker, which also counts the request towards recycling
         try:
-            visit = _Visit(url, target, wait_time_ms, action, setup or PageSetup(), control, deadline)
+            visit = _Visit(url, target, wait_time_ms, action, setup or PageSetup(), control, deadline,
+                           profile)
             return _attempts(current, visit, gateway)
         finally:
             current.note_use()
@@ -112,6 +118,7 @@ class _Visit(Generic[T]):
     setup: PageSetup
     control: PageControl | None
     deadline: Deadline
+    profile: ProfileUse | None = None
 
 
 def _attempts(current: BrowserHost, visit: _Visit[T], gateway: float | None) -> T:
@@ -187,6 +194,9 @@ def _in_fresh_context(
         # Nothing a page offers as a download is written to disk.
         "accept_downloads": False,
     }
+    if visit.profile is not None and visit.profile.state is not None:
+        # The profile's cookies and localStorage (a caller's session: such a context is never a spare).
+        options["storage_state"] = visit.profile.state
     pool = None
     if control is not None and control.proxy is not None:
         # The pool's own egress proxy: the same policy, then a tunnel through the operator's upstream proxy.
@@ -226,6 +236,9 @@ def _in_fresh_context(
 
                 work = _prepared(preparation, visit.action, control)
                 result = _at_rest(page, status, deadline, motion, work, back)
+            if visit.profile is not None and visit.profile.save:
+                # After the output and the actions succeeded: what the session is now, to be saved.
+                visit.profile.keep(dict(context.storage_state()))
             failed = False
             return result
         except PlaywrightError as exc:

@@ -8,7 +8,8 @@ from S3, without credits or a browser.
 The HTTP edge (`webcapture.cached_responses`) and the asynchronous workers call the same three functions.
 """
 
-from webcapture.cache.keys import CacheKey, cache_key, canonical_request
+from webcapture.cache.keys import CacheKey, cache_key, canonical_request, holds_secrets
 from webcapture.cache.storage import CacheHit, drop_file_entries, lookup, store
 
-__all__ = ["CacheHit", "CacheKey", "cache_key", "canonical_request", "drop_file_entries", "lookup", "store"]
+__all__ = ["CacheHit", "CacheKey", "cache_key", "canonical_request", "drop_file_entries", "holds_secrets",
+           "lookup", "store"]

@@ -37,6 +37,13 @@ class CacheKey:
         return f"{user_folder(self.user_id)}/entries/{self.operation}/{self.digest}"
 
 
+def holds_secrets(request: BaseModel) -> bool:
+    """A request whose answer depends on what it types (a password in `actions`): never cached, so the
+    typed text never goes into a key, not even hashed (docs/profiles.md#the-cache)."""
+    actions = getattr(request, "actions", None) or ()
+    return any(getattr(action, "text", None) is not None for action in actions)
+
+
 def user_folder(user_id: str) -> str:
     return f"{CACHE_FOLDER}/{key_segment(user_id)}"
 
@@ -46,9 +53,15 @@ def file_marker_key(user_id: str, file_id: str) -> str:
     return f"{user_folder(user_id)}/by-file/{key_segment(file_id)}"
 
 
-def cache_key(user_id: str, operation: str, request: BaseModel, form: str = "") -> CacheKey:
+def cache_key(user_id: str, operation: str, request: BaseModel, form: str = "",
+              profile_version: int | None = None) -> CacheKey:
     """`form` tells answers of one request apart that differ by something outside the body: a file
-    endpoint answers bytes or JSON depending on the Accept header."""
-    material = json.dumps([user_id, operation, form, canonical_request(request)], ensure_ascii=True)
+    endpoint answers bytes or JSON depending on the Accept header. `profile_version`: the version of the
+    request's profile (its id is in the request), so an answer made with one state of a session never
+    answers a request made with another (docs/profiles.md#the-cache)."""
+    parts: list[str | int] = [user_id, operation, form, canonical_request(request)]
+    if profile_version is not None:
+        parts.append(profile_version)
+    material = json.dumps(parts, ensure_ascii=True)
     digest = hashlib.sha256(material.encode("ascii")).hexdigest()
     return CacheKey(user_id=user_id, operation=operation, digest=digest)

@@ -30,6 +30,7 @@ from webcapture.egress.chromium import (
 from webcapture.egress.edge import check_target as _check_target
 from webcapture.egress.hosts import parse_host
 from webcapture.egress.policy import Route, port_allowed
+from webcapture.egress.policy import host_allowed as _host_allowed
 from webcapture.egress.proxy import EgressProxy, ProxyScope, container_resolver, open_scope
 from webcapture.egress.proxy import proxy_server as _start_proxy
 from webcapture.egress.refusals import (
@@ -68,6 +69,12 @@ def check_target(url: str) -> Route:
     if known is not None:
         known[url] = route
     return route
+
+
+def host_allowed(host: str) -> bool:
+    """Whether the policy lets the browser reach `host` (a cookie's domain), asking the resolver the
+    container's proxy asks."""
+    return _host_allowed(host, container_resolver())
 
 
 def chromium_args() -> list[str]:

@@ -120,6 +120,13 @@ def allow_networks(entries: tuple[str, ...], port: int | None = None) -> tuple[I
     return tuple(networks)
 
 
+@lru_cache(maxsize=16)
+def allow_networks_on_any_port(entries: tuple[str, ...]) -> tuple[IPNetwork, ...]:
+    """Every network WEBCAPTURE_EGRESS_ALLOW opens, whatever its port: for what names a host but no port
+    (a cookie's domain)."""
+    return tuple(_allow_entry(entry)[0] for entry in entries)
+
+
 def _allow_entry(entry: str) -> tuple[IPNetwork, int | None]:
     address, port = entry, None
     if entry.startswith("["):

@@ -21,9 +21,15 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from webcapture.egress.addresses import ALLOWED_LISTED, IPAddress, allow_networks, classify
-from webcapture.egress.hosts import Host, host_text
-from webcapture.egress.resolver import Resolver, resolve_blocking
+from webcapture.egress.addresses import (
+    ALLOWED_LISTED,
+    IPAddress,
+    allow_networks,
+    allow_networks_on_any_port,
+    classify,
+)
+from webcapture.egress.hosts import Host, HostError, host_text, parse_host
+from webcapture.egress.resolver import HostUnresolved, Resolver, resolve_blocking
 from webcapture.settings import get_settings
 
 WEB_PORTS: Final = frozenset({80, 443})
@@ -84,3 +90,16 @@ async def route_async(
     if isinstance(host, str):
         return judge(host, port, await lookup(host), resolved=True)
     return judge(host_text(host), port, (host,), resolved=False)
+
+
+def host_allowed(raw_host: str, resolver: Resolver | None = None) -> bool:
+    """Whether the browser could reach `raw_host` at all (on some allowed port): every address of it
+    allowed. For what names a host without a port, such as a cookie's domain (a leading "." is a cookie's
+    way of including subdomains). A host that is not valid or does not resolve is not reachable."""
+    try:
+        host = parse_host(raw_host.removeprefix(".").lower())
+        addresses = resolve_blocking(host, resolver) if isinstance(host, str) else (host,)
+    except (HostError, HostUnresolved):
+        return False
+    allow = allow_networks_on_any_port(get_settings().egress_allow)
+    return bool(addresses) and all(classify(address, allow).allowed for address in addresses)

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from webcapture import cache, metering, request_scope
 from webcapture.answer_forms import FileAnswer
+from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.credits import Operation
 from webcapture.jobs import item_delivery, job_store
@@ -31,6 +32,8 @@ from webcapture.jobs.job_store import Job, Outcome
 from webcapture.jobs.work_queue import ItemMessage, send_item_later
 from webcapture.models.page_control import PageControl
 from webcapture.observability import metrics
+from webcapture.profiles import sessions
+from webcapture.profiles.sessions import ProfileUse
 from webcapture.settings import get_settings
 from webcapture.validation import validate_request
 
@@ -57,10 +60,15 @@ class ItemRunner:
     sync_request: Callable[[Any], BaseModel] = _as_sent
     form: str = ""
 
-    def cache_key(self, caller: Caller, request: PageControl) -> cache.CacheKey | None:
-        if request.maxAge <= 0:
-            return None  # maxAge 0 neither reads nor writes the cache
-        return cache.cache_key(caller.user_id, self.operation.value, self.sync_request(request), self.form)
+    def cache_key(self, caller: Caller, request: PageControl,
+                  use: ProfileUse | None = None) -> cache.CacheKey | None:
+        # maxAge 0 neither reads nor writes the cache; nor does a request that types text or saves a
+        # profile (webcapture.cached_responses.answer_cache_key).
+        if request.maxAge <= 0 or cache.holds_secrets(request) or (use is not None and use.save):
+            return None
+        version = use.profile.version if use is not None else None
+        return cache.cache_key(caller.user_id, self.operation.value, self.sync_request(request), self.form,
+                               version)
 
     def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]:
         """The SQS event's items (a function that runs none never reaches the job store and queues)."""
@@ -116,14 +124,19 @@ def _run(job: Job, message: ItemMessage, runner: ItemRunner, budget_ms: float) -
         try:
             request = validate_request(model, message.request)
             caller = _caller(job, message)
-            key = runner.cache_key(caller, request)
+            # A profile deleted since the batch was submitted: the item fails NOT_FOUND, refunded.
+            use = sessions.open_profile(caller, request.profile)
+            key = runner.cache_key(caller, request, use)
             hit = cache.lookup(key, request.maxAge) if key is not None else None
             if hit is not None and hit.answer.data is not None:
                 metrics.add_metric(name="JobItem.cached", unit="Count", value=1)
                 return Outcome("completed", data=hit.answer.data, cached=True)
-            data = runner.run(caller, request)
+            with sessions.using(use):
+                data = runner.run(caller, request)
         except Exception as error:
             return failed(error, BATCH_ITEM)
     if key is not None:
         cache.store(key, FileAnswer("json", data=data))  # never fails the item
+    if (warning := sessions.finish(use)) is not None:
+        data = with_warnings(data, [warning])
     return Outcome("completed", data=data)

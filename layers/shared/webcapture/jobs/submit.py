@@ -16,6 +16,7 @@ from webcapture.jobs.batch_request import parse_batch
 from webcapture.jobs.job_store import AlreadyExists, Job, NewJob, Outcome
 from webcapture.jobs.work_queue import ItemMessage, send_items
 from webcapture.observability import logger
+from webcapture.profiles import store as profiles_store
 
 _CHUNK = 10
 
@@ -33,6 +34,7 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         return Submitted(once.earlier, repeated=True)
     if batch.webhook is not None:
         check_webhook_url(batch.webhook.url)
+    _check_profiles(caller, batch.requests)
     new = NewJob(
         job_id=str(uuid.uuid4()),
         caller=caller,
@@ -69,6 +71,13 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         _abandon(job, sent)
         raise ServiceUnavailable("The batch could not be queued; retry") from None
     return Submitted(job, repeated=False)
+
+
+def _check_profiles(caller: Caller, requests: tuple[dict[str, Any], ...]) -> None:
+    """Every profile the items name is the caller's: 404 NOT_FOUND before any job or credit otherwise."""
+    named = {str(r["profile"]["id"]) for r in requests if isinstance(r.get("profile"), dict)}
+    for profile_id in sorted(named):
+        profiles_store.owned(caller.user_id, profile_id)
 
 
 @dataclass(frozen=True)

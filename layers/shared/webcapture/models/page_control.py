@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 from webcapture.models.cache_control import MaxAge
 from webcapture.models.devices import device_names
 from webcapture.models.page_actions import TargetHandling
+from webcapture.models.profiles import ProfileRef
 
 MAX_WAIT_FOR_SELECTOR_MS = 25_000
 
@@ -239,3 +240,5 @@ class PageControl(StrictModel, TargetHandling):
     addScriptTag: Annotated[list[InjectedTag], Field(max_length=10)] = Field(default_factory=list)
     # docs/cache-and-signed-links.md#cache-and-signed-links: read by webcapture.cache, never by the browser
     maxAge: MaxAge = 0
+    # A logged-in session to start from (docs/profiles.md): read by webcapture.profiles before any work.
+    profile: ProfileRef | None = None

@@ -180,6 +180,30 @@ class SigningSecretData(_Answer):
     userId: str = Field(description="The `user` parameter of your signed links")
 
 
+class ProfileData(_Answer):
+    """A profile's metadata; its state (cookies, localStorage) is never answered."""
+
+    profileId: str
+    name: str
+    version: int = Field(description="Goes up by one with each save or import of its state")
+    origins: list[str] = Field(description="The sites its state holds something for (cookie domains, "
+                                           "localStorage origins), never their values")
+    size: int = Field(description="Size of its state in bytes (0: none yet)")
+    createdAt: str
+    updatedAt: str
+    warning: str | None = Warning
+
+
+class ProfilesData(_Answer):
+    profiles: list[ProfileData]
+    total: int
+
+
+class ProfileDeletedData(_Answer):
+    profileId: str
+    deleted: Literal[True]
+
+
 class ErrorDetail(_Answer):
     code: str = Field(description="Machine-readable error code, e.g. URL_NOT_ALLOWED")
     message: str

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from webcapture.credits import Operation
-from webcapture.models import requests, site_requests
+from webcapture.models import profiles, requests, site_requests
 from webcapture.openapi import answer_models, job_models, mcp_models
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
@@ -38,6 +38,7 @@ _BROWSER_ERRORS = {
          "the final page is a bot wall (allowBlocked answers it as it is); TARGET_HTTP_ERROR: the target's "
          "status is one failOnStatus lists",
     504: "NAVIGATION_TIMEOUT: the page (or waitForSelector) did not finish within the time budget",
+    404: "NOT_FOUND: `profile.id` is not a profile of yours (or it was deleted); nothing charged",
 }
 
 
@@ -73,6 +74,9 @@ class Endpoint:
 
 
 _BROWSER = tuple(_BROWSER_ERRORS.items())
+_PROFILE_ID: tuple[dict[str, object], ...] = (
+    {"name": "profileId", "in": "path", "required": True, "schema": {"type": "string"}},)
+_PROFILE_404 = ((404, "NOT_FOUND: no such profile of yours (another user's and a deleted one alike)"),)
 
 
 def _web(
@@ -185,6 +189,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                      "schema": {"type": "string", "minLength": 1, "maxLength": 255}},),
         errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the start URL or the webhook URL is refused by the "
                       "egress policy (nothing reserved)"),
+                (404, "NOT_FOUND: `profile.id` is not a profile of yours (nothing reserved)"),
                 (409, "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body"),
                 (429, "USAGE_EXCEEDED: not enough credits for limit x cost; TOO_MANY_REQUESTS"),
                 (503, "AI_NOT_CONFIGURED: json asked for and no AI model is configured"))),
@@ -211,6 +216,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         parameters=({"name": "Idempotency-Key", "in": "header", "required": False,
                      "schema": {"type": "string", "minLength": 1, "maxLength": 255}},),
         errors=((400, "INVALID_JSON; URL_NOT_ALLOWED: the webhook URL is refused by the egress policy"),
+                (404, "NOT_FOUND: an item's `profile.id` is not a profile of yours (nothing reserved)"),
                 (409, "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body"),
                 (413, "PAYLOAD_TOO_LARGE: request body over 1 MB"),
                 (429, "USAGE_EXCEEDED: not enough credits for the whole batch; TOO_MANY_REQUESTS"))),
@@ -267,6 +273,38 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         errors=((400, "A JSON-RPC parse or validation error (an `error` object)"),
                 (406, "Accept does not include application/json"),
                 (415, "Content-Type is not application/json"))),
+    Endpoint(
+        "post", "/v1/profiles", "createProfile", "A new profile",
+        "A profile keeps a logged-in session (cookies, localStorage) for later requests' `profile`. Free. "
+        "At most 100 a user.", Operation.API_KEYS_LIST, answer_models.ProfileData, profiles.ProfileCreate,
+        {"name": "work"}, status=201, errors=((409, "LIMIT_REACHED: you have 100 profiles already"),)),
+    Endpoint(
+        "get", "/v1/profiles", "listProfiles", "Your profiles", "Their metadata, oldest first; never their "
+        "state.", Operation.API_KEYS_LIST, answer_models.ProfilesData),
+    Endpoint(
+        "get", "/v1/profiles/{profileId}", "getProfile", "A profile's metadata",
+        "Never its state: there is no way to read a state back.", Operation.API_KEYS_LIST,
+        answer_models.ProfileData, parameters=_PROFILE_ID, errors=_PROFILE_404),
+    Endpoint(
+        "patch", "/v1/profiles/{profileId}", "renameProfile", "Rename a profile", "Only its name.",
+        Operation.API_KEYS_LIST, answer_models.ProfileData, profiles.ProfileRename, {"name": "work (new)"},
+        parameters=_PROFILE_ID, errors=_PROFILE_404),
+    Endpoint(
+        "delete", "/v1/profiles/{profileId}", "deleteProfile", "Delete a profile",
+        "The profile and its state, at once; requests naming it answer 404 from then on.",
+        Operation.API_KEYS_LIST, answer_models.ProfileDeletedData, parameters=_PROFILE_ID,
+        errors=_PROFILE_404),
+    Endpoint(
+        "put", "/v1/profiles/{profileId}/state", "importProfileState", "Import a login made elsewhere",
+        "A Playwright storage state (`context.storage_state()`: cookies, and localStorage by origin), at "
+        "most 1 MB, replaces the profile's; its version goes up by one. Cookies and origins of hosts the "
+        "egress policy refuses are dropped (the answer's warning counts them).",
+        Operation.API_KEYS_LIST, answer_models.ProfileData, profiles.StorageState,
+        {"cookies": [{"name": "session", "value": "...", "domain": "app.example.com", "path": "/",
+                      "expires": -1, "httpOnly": True, "secure": True, "sameSite": "Lax"}],
+         "origins": [{"origin": "https://app.example.com",
+                      "localStorage": [{"name": "token", "value": "..."}]}]},
+        parameters=_PROFILE_ID, errors=(*_PROFILE_404, (413, "PAYLOAD_TOO_LARGE: a state over 1 MB"))),
     Endpoint(
         "get", "/v1/signing/secret", "signingSecret", "Your signing secret",
         "The secret that signs your links to GET /v1/render/screenshot, made on first use. Signed links are "

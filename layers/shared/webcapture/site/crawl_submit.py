@@ -23,6 +23,7 @@ from webcapture.jobs.job_store import RETENTION, NewJob, Outcome
 from webcapture.jobs.submit import Submitted, check_webhook_url, create_once, submitted_once
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.observability import logger
+from webcapture.profiles import store as profiles_store
 from webcapture.site.canonical_urls import canonical_url
 from webcapture.site.crawl_credits import settle_crawl
 from webcapture.site.crawl_extract import check_json_format
@@ -51,6 +52,8 @@ def submit_crawl(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         raise UrlNotAllowed("The URL cannot be crawled: it is not an http(s) URL with a valid host, or it is "
                             "longer than 2,048 characters")
     egress.check_target(start)  # refused: 400 URL_NOT_ALLOWED, no job and no credit taken
+    if request.profile is not None:  # another user's or a deleted profile: 404, no job, no credit
+        profiles_store.owned(caller.user_id, request.profile.id)
     if request.webhook is not None:
         check_webhook_url(request.webhook.url)
     job_id = str(uuid.uuid4())

@@ -40,6 +40,7 @@ from webcapture.jobs.item_delivery import (
 from webcapture.jobs.job_store import RETENTION, Outcome
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.observability import logger
+from webcapture.profiles import sessions
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
 from webcapture.site.crawl_credits import settle_crawl
@@ -189,7 +190,9 @@ def _load(message: PageMessage, request: CrawlRequest,
     scope = request_scope.RequestScope(str(uuid.uuid4()), time.monotonic() + budget_ms / 1000, None)
     with request_scope.scoped(scope), metering.prepaid():
         try:
-            with metering.metered(_caller(message), 0):  # the key's maxConcurrency spans crawls too
+            # Deleted since the crawl began: the page fails NOT_FOUND before any browser work.
+            use = sessions.open_profile(_caller(message), request.profile)
+            with metering.metered(_caller(message), 0), sessions.using(use):  # maxConcurrency spans crawls
                 page = crawl_page(message.url, message.depth, request)
                 data = dict(page.data)
                 if page.screenshot is not None:
@@ -201,8 +204,11 @@ def _load(message: PageMessage, request: CrawlRequest,
                     data["json"] = extracted(request, page.visible_html, page.final_url)
         except Exception as error:
             return failed(error, CRAWL_PAGE), None
-    if page.warnings:
-        data["warning"] = " ".join(page.warnings)
+    warnings = list(page.warnings)
+    if (not_saved := sessions.finish(use)) is not None:
+        warnings.append(not_saved)
+    if warnings:
+        data["warning"] = " ".join(warnings)
     return Outcome("completed", data=data), page
 
 

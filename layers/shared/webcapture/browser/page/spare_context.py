@@ -29,9 +29,10 @@ from webcapture.browser.page.page_context import close_quietly
 log = logging.getLogger(__name__)
 
 # Context options that are the caller's own: a context holding them is never kept for a later request.
+# `storage_state` is a profile's session (docs/profiles.md).
 # `proxy` marks a context that leaves through an operator's upstream pool (its scope is on that pool's
 # proxy, not the container's): made on demand only.
-_PRIVATE_OPTIONS = frozenset({"extra_http_headers", "http_credentials", "proxy"})
+_PRIVATE_OPTIONS = frozenset({"extra_http_headers", "http_credentials", "proxy", "storage_state"})
 
 
 def options_key(options: dict[str, Any]) -> str | None:
