@@ -132,7 +132,6 @@ SHARED = """\
             - Effect: Allow
               Action: [s3:GetObject, s3:PutObject]
               Resource: !Sub "${{FilesBucket.Arn}}/cache/*" # maxAge: the answer cache
-              (docs/cache-and-signed-links.md#cache-and-signed-links)
             # `profile` (docs/profiles.md): the state read and saved (SSE-KMS: ProfilesKey's policy names
             # this function's role), the metadata's version swapped on a save.
             - Effect: Allow
