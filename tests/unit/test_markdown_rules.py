@@ -259,3 +259,19 @@ def test_documentation_layouts_keep_the_article_and_drop_the_navigation(
         assert text in markdown
     for text in dropped:
         assert text not in markdown
+
+
+def test_an_article_of_no_known_layout_keeps_inline_code_and_fence_languages() -> None:
+    # The generic extractor's path (trafilatura) goes through the same writer.
+    story = "".join(f"<p>Step {i}: call <code>json.dumps()</code> on <a href='/ref'><code>Cls.attr</code></a>"
+                    " and read what it returns, word by word.</p>" for i in range(8))
+    page = (f"<html><body><nav><a href='/'>Blog home</a></nav><article><h1>Using <code>json</code></h1>{story}"
+            "<pre><code class='language-python'>import json\nprint(json.dumps(1))</code></pre>"
+            "<p>Or on one line:</p><pre>python -m json.tool</pre></article></body></html>")
+    markdown = html_to_markdown(page, "https://blog.example/post")
+    assert markdown.startswith("# Using `json`\n\nStep 0: call `json.dumps()` on "
+                               "[`Cls.attr`](https://blog.example/ref) and read")
+    assert markdown.count("Using") == 1
+    assert "```python\nimport json\nprint(json.dumps(1))\n```" in markdown
+    assert "```\npython -m json.tool\n```" in markdown
+    assert "Blog home" not in markdown
