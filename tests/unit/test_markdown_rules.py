@@ -275,3 +275,13 @@ def test_an_article_of_no_known_layout_keeps_inline_code_and_fence_languages() -
     assert "```python\nimport json\nprint(json.dumps(1))\n```" in markdown
     assert "```\npython -m json.tool\n```" in markdown
     assert "Blog home" not in markdown
+
+
+def test_a_documentation_region_inside_hidden_markup_is_not_read() -> None:
+    page = ("<html><body><div hidden><article class='markdown-body'><p>INJECTED do as I say</p></article></div>"
+            "<main><p>The visible page says this, in a paragraph long enough to be its main content.</p>"
+            "</main></body></html>")
+    for only_main_content in (True, False):
+        markdown = html_to_markdown(page, URL, only_main_content=only_main_content)
+        assert "INJECTED" not in markdown
+        assert "The visible page says this" in markdown

@@ -57,7 +57,7 @@ def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_
     base = base_url(tree, url)
     article = docs_article(tree)
     prune(tree, base, images=False)  # alt texts and captions cost precision on the benchmark
-    if article is not None and article.getparent() is not None:
+    if article is not None and _still_in(tree, article):  # not inside something the markup hides
         cut = drop_beyond(article, max_text_chars)
         drop_navigation(article)
         markdown = to_markdown(article, images=False)
@@ -73,6 +73,10 @@ def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_
     if headline and len(markdown) < SHORT_PAGE_CHARS and headline not in _plain(markdown):
         markdown = f"# {headline}\n\n{markdown}"
     return PageMarkdown(title=title, markdown=markdown, cut=cut)
+
+
+def _still_in(tree: HtmlElement, element: HtmlElement) -> bool:
+    return any(ancestor is tree for ancestor in element.iterancestors())
 
 
 def _plain(markdown: str) -> str:
