@@ -330,7 +330,14 @@ def baseline_child(base: str) -> None:
     print(json.dumps({"pages": pages, "seconds": timed(main_content_markdown, html, base + TIMED_PAGE)}))
 
 
+APT_PACKAGES = "postgresql-doc-15 git-doc sphinx-doc python3-doc nodejs-doc debian-handbook"
+
+
 def measure(baseline_ref: str) -> str:
+    missing = [page for site in SITES for page in site.pages if not (DOCS_ROOT / page).is_file()]
+    if missing:
+        raise SystemExit(f"{len(missing)} sample pages are missing ({missing[0]}, ...): "
+                         f"apt-get install {APT_PACKAGES}")
     candidates = converters()
     before = f"webcapture before ({baseline_ref}: trafilatura's HTML through markdownify)"
     results: dict[str, dict[str, list[dict[str, float]]]] = {site.name: {} for site in SITES}
