@@ -101,6 +101,13 @@ load: install
 soak: install
 	$(BIN)/python scripts/soak.py --write-docs docs/benchmarks.md $(SOAK_ARGS)
 
+# Documentation pages from Debian's doc packages (served on loopback) as Markdown: how much of each page's
+# structure ours, the converter before it and trafilatura, html2text and markdownify keep
+# (scripts/bench_docs.py, docs/markdown.md); the two anchors are installed for the benchmark only.
+.PHONY: bench-docs
+bench-docs: $(STAMP)
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r benchmarks/docs/requirements.txt
+	$(BIN)/python scripts/bench_docs.py --write-docs $(ARGS)
 # Main-content extractors scored and timed on benchmarks/main-content (READABILITY_JS=<path> adds
 # Readability.js); `--write-docs` updates docs/benchmarks.md.
 .PHONY: bench-main-content

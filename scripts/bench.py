@@ -39,7 +39,7 @@ from webcapture.browser.filters.cookie_banners import (  # noqa: E402
 from webcapture.browser.filters.filter_lists import ENGINE_FILE, engine_from, filter_file  # noqa: E402
 from webcapture.browser.launch.chromium_pack import resolve_chromium  # noqa: E402
 from webcapture.browser.launch.launch_flags import LAMBDA_FLAGS  # noqa: E402
-from webcapture.browser.links import _EXTRACT_JS as EXTRACT_LINKS_JS  # noqa: E402
+from webcapture.browser.page_scripts import EXTRACT_LINKS_JS  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))
 WARMUP = 2
@@ -56,7 +56,7 @@ METHOD = (
     "(launch_flags.LAMBDA_FLAGS), no proxy, and takes the same full-page png (the default), with "
     "Playwright's page.screenshot and, in a second row, the way the service captures (CDP's "
     "Page.captureScreenshot of the page's region, without page.screenshot's preparation); for "
-    "links it loads the page, runs the service's own extraction script (links._EXTRACT_JS) and "
+    "links it loads the page, runs the service's own extraction script (page_scripts.EXTRACT_LINKS_JS) and "
     "parses its answer. The cold start is `make bench-cold`'s (below)."
 )
 

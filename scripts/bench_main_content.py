@@ -48,7 +48,8 @@ def _trafilatura(**options: Any) -> Extractor:
 
 TUNED = {"include_comments": False, "favor_precision": True}
 CANDIDATES: dict[str, Extractor] = {
-    "**webcapture main content**: pruned DOM, trafilatura (tuned), markdownify": main_content_markdown,
+    "**webcapture main content**: pruned DOM, trafilatura (tuned), the Markdown writer":
+        main_content_markdown,
     "webcapture full page (everything visible, `onlyMainContent: false`)": full_page_markdown,
     "trafilatura 2.3.1 defaults (text)": _trafilatura(),
     "trafilatura, no comments (text)": _trafilatura(include_comments=False),

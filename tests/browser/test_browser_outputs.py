@@ -16,9 +16,9 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
 from webcapture.browser.page_load import load_page
 from webcapture.browser.pdf import count_pages, print_pdf
 from webcapture.browser.rendered_html import rendered_html
+from webcapture.content.markdown import html_to_markdown
 from webcapture.errors import RequestValidationError
 from webcapture.models.requests import ContentRequest, PdfRequest
-from webcapture.operations.page_markdown import markdown_of
 
 pytestmark = pytest.mark.usefixtures("egress_allows_fixtures")
 
@@ -54,7 +54,7 @@ def drawing(document: bytes) -> bytes:
 
 def test_markdown_main_content_drops_chrome_and_hidden(fixture_server: FixtureHttpServer) -> None:
     page = load_page(fixture_server.url("/scripted.html"), 0)
-    markdown = markdown_of(page.html, page.final_url, only_main_content=True)
+    markdown = html_to_markdown(page.html, page.final_url, only_main_content=True)
     assert markdown.startswith("# Static heading")
     assert "Written by JavaScript" in markdown  # the rendered DOM, not the HTML the server sent
     for absent in ("Home menu", "Footer words", "Hidden by a stylesheet", "document.createElement"):
@@ -64,7 +64,7 @@ def test_markdown_main_content_drops_chrome_and_hidden(fixture_server: FixtureHt
 
 def test_markdown_whole_page_keeps_chrome_not_hidden(fixture_server: FixtureHttpServer) -> None:
     page = load_page(fixture_server.url("/scripted.html"), 0)
-    markdown = markdown_of(page.html, page.final_url, only_main_content=False)
+    markdown = html_to_markdown(page.html, page.final_url, only_main_content=False)
     assert f"[Home menu]({fixture_server.url('/home')})" in markdown  # links made absolute
     assert "Footer words" in markdown and "Written by JavaScript" in markdown
     assert "Hidden by a stylesheet" not in markdown and "document.createElement" not in markdown

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from bs4 import BeautifulSoup
+from lxml.html import fragment_fromstring
 
 from tests.support.ai_pages import INJECTION_MARKERS, INJECTION_PAGE, PRODUCT_PAGE, PRODUCT_PRICE
 from webcapture.ai.page_content import TRUNCATION_NOTE, cut_to_budget, page_to_markdown
-from webcapture.content.visible_markdown import is_hidden
+from webcapture.content.visibility import hides
 
 
 def test_product_page_keeps_main_content_as_markdown() -> None:
@@ -61,10 +61,9 @@ def test_hidden_injections_are_removed() -> None:
         ("<p>x</p>", False),
     ],
 )
-def test_is_hidden(html: str, hidden: bool) -> None:
-    tag = BeautifulSoup(html, "html.parser").find(True)
-    assert tag is not None
-    assert is_hidden(tag) is hidden
+def test_hides(html: str, hidden: bool) -> None:
+    element = fragment_fromstring(html)
+    assert hides(element.tag, dict(element.attrib)) is hidden
 
 
 def test_page_header_and_navigation_are_not_main_content() -> None:

@@ -25,7 +25,7 @@ def test_a_missing_block_is_added_at_the_end(tmp_path: Path) -> None:
 
 def test_every_script_block_stands_in_the_report_once() -> None:
     text = DOC.read_text(encoding="utf-8")
-    for name in ("bench", "bench-page-filters", "bench-scroll-page", "gl", "main-content", "warm",
+    for name in ("bench", "bench-page-filters", "bench-scroll-page", "bench-docs", "gl", "main-content", "warm",
                  "package-sizes", "load", "soak"):
         start, end = markers(name)
         assert text.count(start) == 1 and text.count(end) == 1, name

@@ -160,7 +160,7 @@ class Settings:
     ai_timeout_s: float = _env("WEBCAPTURE_AI_TIMEOUT_S", _float, 20.0)
     ai_content_budget_chars: int = _env("WEBCAPTURE_AI_CONTENT_BUDGET_CHARS", _int, 60_000)
     # The rendered HTML read from the browser for extraction, at most (longer pages are cut, with a warning).
-    # html.parser and markdownify take about 15 us a character of dense markup here (README, Decisions).
+    # Parsing and writing Markdown cost time per character of markup (docs/decisions.md).
     max_html_chars: int = _env("WEBCAPTURE_MAX_HTML_CHARS", _int, 1_000_000)
 
     # Asynchronous jobs (docs/jobs.md#jobs): the jobs table, one work queue per operation, the webhooks queue.

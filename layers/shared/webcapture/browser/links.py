@@ -10,62 +10,11 @@ import json
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from webcapture.browser.page_scripts import EXTRACT_LINKS_JS
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.gc_pause import collection_paused
 from webcapture.models.requests import LinksRequest
 from webcapture.unicode_text import well_formed
-
-# Walks the document in order; a same-origin frame's links take the frame element's place in that order
-# (a cross-origin frame's contentDocument is null and is skipped). Returns [url, text, internal, ...] flat.
-# - href via the element's own property: the browser resolves it against the document's base URL;
-#   an SVG <a> has an object there, so it is resolved by hand; it has no innerText either, so its text is
-#   its textContent.
-# - the fragment is everything after the first '#' of a serialised URL.
-# - text is the rendered text (innerText), whitespace collapsed; innerText of an element that is not
-#   rendered at all (display: none) is its raw source text, which is not visible text, so it counts as "".
-# - internal: same host as the top document's final URL, a leading "www." ignored on both sides.
-_EXTRACT_JS = r"""
-() => {
-  const siteHost = (host) => host.toLowerCase().replace(/\.$/, "").replace(/^www\./, "");
-  // The host of a serialised http(s) URL: after "//", past any user info, up to the port or path.
-  const HOST = /^https?:\/\/(?:[^@\/?#]*@)?(\[[^\]]*\]|[^:\/?#]*)/;
-  const pageHost = siteHost(location.hostname);
-  const collapse = (value) => (value ? value.replace(/\s+/g, " ").trim() : "");
-  const out = [];
-  const seen = new Map();
-  const visit = (doc) => {
-    for (const el of doc.querySelectorAll("a[href], area[href], iframe, frame")) {
-      const tag = el.localName;
-      if (tag === "iframe" || tag === "frame") {
-        let inner = null;
-        try { inner = el.contentDocument; } catch (e) { inner = null; }
-        if (inner) visit(inner);
-        continue;
-      }
-      let href = el.href;
-      if (typeof href !== "string") {  // SVG <a>: an animated string, resolved by hand
-        try { href = new URL(el.getAttribute("href"), doc.baseURI).href; } catch (e) { continue; }
-      }
-      if (!href.startsWith("http:") && !href.startsWith("https:")) continue;
-      const hash = href.indexOf("#");
-      if (hash >= 0) href = href.slice(0, hash);
-      let text = "";
-      if (el.checkVisibility()) text = collapse(el.innerText ?? el.textContent);
-      if (!text) text = collapse(el.getAttribute("aria-label")) || collapse(el.getAttribute("title"));
-      const at = seen.get(href);
-      if (at === undefined) {
-        const host = HOST.exec(href);
-        seen.set(href, out.length);
-        out.push(href, text, host && siteHost(host[1]) === pageHost ? 1 : 0);
-      } else if (!out[at + 1] && text) {
-        out[at + 1] = text;
-      }
-    }
-  };
-  visit(document);
-  return JSON.stringify(out);
-}
-"""
 
 
 class Link(NamedTuple):
@@ -108,7 +57,7 @@ class Links:
 
 def collect_links(request: LinksRequest) -> Links:
     def extract(loaded: LoadedPage) -> Links:
-        extracted = loaded.page.evaluate(_EXTRACT_JS)
+        extracted = loaded.page.evaluate(EXTRACT_LINKS_JS)
         with collection_paused():
             urls, texts, internal = parse_links(extracted)
             if not request.includeExternal:
@@ -121,7 +70,7 @@ def collect_links(request: LinksRequest) -> Links:
 
 
 def parse_links(extracted: str) -> tuple[list[str], list[str], list[int]]:
-    """The urls, texts and internal flags of _EXTRACT_JS's answer, every string well-formed."""
+    """The urls, texts and internal flags of EXTRACT_LINKS_JS's answer, every string well-formed."""
     flat = json.loads(extracted)
     if len(flat) % 3:
         raise ValueError("the links extraction answered a list that is not url, text, internal triples")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webcapture.browser.page_scripts import REMOVE_INVISIBLE_JS, SERIALIZE_JS
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.models.page_control import PageControl
 from webcapture.settings import get_settings
@@ -25,51 +26,13 @@ class PageSnapshot:
     warnings: tuple[str, ...] = ()
 
 
-# Computed style is the only reliable test: class rules, media queries and scripts all end up there.
-_REMOVE_INVISIBLE_JS = """
-() => {
-  const hidden = [];
-  for (const element of document.body ? document.body.querySelectorAll("*") : []) {
-    const style = getComputedStyle(element);
-    if (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse"
-        || style.opacity === "0" || parseFloat(style.fontSize) === 0) {
-      hidden.push(element);
-    }
-  }
-  for (const element of hidden) element.remove();
-  return hidden.length;
-}
-"""
-
-
-# page.content(), but cut in the browser: a page can build a DOM of any size, and all of it would otherwise
-# cross to Python and go through the HTML parser before the Markdown budget applies. What the Markdown step
-# drops anyway (scripts, styles, embedded documents; ai/page_content.py) is removed first so that it does
-# not use up the limit; the start of a page is where its main content usually is, and the parser closes
-# whatever the cut leaves open.
-_SERIALIZE_JS = """
-(limit) => {
-  // On a detached copy: removing styles from the live page would move its layout, and lazy images
-  // that came into view would load (and the page would no longer be the one captured).
-  const root = document.documentElement ? document.documentElement.cloneNode(true) : null;
-  for (const element of root ? root.querySelectorAll(
-      "script, style, noscript, template, svg, canvas, iframe, frame, frameset, object, embed") : []) {
-    element.remove();
-  }
-  const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
-  const html = doctype + (root ? root.outerHTML : "");
-  return {html: html.length > limit ? html.slice(0, limit) : html, length: html.length};
-}
-"""
-
-
 def load_page(url: str, wait_time_ms: int, control: PageControl | None = None) -> PageSnapshot:
     limit = get_settings().max_html_chars
 
     def snapshot(loaded: LoadedPage) -> PageSnapshot:
         page = loaded.page
-        page.evaluate(_REMOVE_INVISIBLE_JS)
-        serialized = page.evaluate(_SERIALIZE_JS, limit)
+        page.evaluate(REMOVE_INVISIBLE_JS)
+        serialized = page.evaluate(SERIALIZE_JS, limit)
         length = int(serialized["length"])
         warnings = tuple(loaded.warnings)
         if length > limit:

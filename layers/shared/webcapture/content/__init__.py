@@ -1,2 +1,2 @@
-"""Page content as Markdown: the main content (webcapture.content.main_content, browser functions only, as
-it needs the BrowserLayer's trafilatura and lxml) or everything visible (visible_markdown)."""
+"""Page content as Markdown: webcapture.content.markdown.html_to_markdown is the entry point (browser
+functions only, as it needs the BrowserLayer's trafilatura and lxml)."""

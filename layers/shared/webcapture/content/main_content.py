@@ -1,26 +1,28 @@
-"""A page's main content (the article, the product) as Markdown, from the HTML the browser rendered.
+"""A page's main content (the article, the product, the documentation page) as Markdown, from its HTML.
 
-The choice of what is main content is trafilatura's (Apache-2.0, maintained, the best F1 we measured on the
-main-content benchmark: docs/benchmarks.md), with the options that scored best there: no comments, favour
-precision, keep tables, links and formatting. trafilatura judges what is boilerplate, not what is visible,
-so it gets the tree only after everything hidden is gone: the browser removed what stylesheets hide, and
-`_prune` removes what the markup hides (webcapture.content.visibility), comments and scripts. Its output
-(HTML) is converted by the same markdownify setup as the full page, so both read alike.
+On a documentation page whose layout we know (webcapture.content.docs_layouts) the article region is kept
+whole, less the site's navigation. Elsewhere the choice is trafilatura's (Apache-2.0, maintained, the best
+F1 we measured on the main-content benchmark: docs/benchmarks.md), with the options that scored best there:
+no comments, favour precision, keep tables, links and formatting. trafilatura judges what is boilerplate,
+not what is visible, so it gets the tree only after everything hidden is gone: the browser removed what
+stylesheets hide, and webcapture.content.html_tree.prune what the markup hides. Either way the region is
+written by the one Markdown writer (webcapture.content.markdown_writer), from the one parse of the page.
 
 Needs lxml and trafilatura, which only the BrowserLayer ships: only browser functions may import this.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urljoin, urlsplit
+import re
 
 import trafilatura
-from bs4 import BeautifulSoup
 from lxml import etree
-from lxml.html import HtmlElement, HTMLParser, document_fromstring
+from lxml.html import HtmlElement, document_fromstring
 
-from webcapture.content.visibility import NON_CONTENT_TAGS, TELLING_ATTRS, hides
-from webcapture.content.visible_markdown import LINK_SCHEMES, PageMarkdown, to_markdown, visible_page_markdown
+from webcapture.content.docs_layouts import docs_article, drop_navigation
+from webcapture.content.html_tree import base_url, drop_beyond, page_title, parse_page, prune
+from webcapture.content.markdown_writer import code_language, to_markdown
+from webcapture.content.visible_markdown import PageMarkdown, visible_markdown_of
 
 # Past this much visible text a page is cut before extraction: trafilatura's time grows with the tree
 # (a 15,000-element listing took 6 s on a busy 2-core machine), and no article is this long.
@@ -31,6 +33,7 @@ DEFAULT_MAX_TEXT_CHARS = 300_000
 # benchmark leaves out of the body too), wrong for a short page, where it is the product's or the
 # subject's name. Below this much Markdown the headline is put back (F1 0.974 with it, 0.976 without).
 SHORT_PAGE_CHARS = 1_000
+_INLINE_MARKS = re.compile(r"[`*]")
 
 
 def main_content_markdown(html: str, url: str) -> str:
@@ -40,30 +43,53 @@ def main_content_markdown(html: str, url: str) -> str:
 
 def full_page_markdown(html: str, url: str) -> str:
     """Everything visible on the page as Markdown, menus and footers included; hidden text never included."""
-    return visible_page_markdown(html, url, max_text_chars=DEFAULT_MAX_TEXT_CHARS).markdown
+    return visible_markdown_of(parse_page(html), url, max_text_chars=DEFAULT_MAX_TEXT_CHARS).markdown
 
 
 def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> PageMarkdown:
     """Main content with the page's title; the page is read up to `max_text_chars` of visible text.
 
     A page trafilatura finds no main content in (a bare link list, a very short page) gives its whole
-    visible text instead, and so does one libxml2 cannot read whole (nested deeper than it allows).
+    visible text instead.
     """
-    tree = _parse(html)
-    if tree is None:
-        return visible_page_markdown(html, url, max_text_chars=max_text_chars)
-    title = " ".join((tree.findtext(".//title") or "").split())
-    base = _base_url(tree, url)
-    _prune(tree, base)
-    cut = _drop_beyond(tree, max_text_chars)
+    tree = parse_page(html)
+    title = page_title(tree)
+    base = base_url(tree, url)
+    article = docs_article(tree)
+    prune(tree, base, images=False)  # alt texts and captions cost precision on the benchmark
+    if article is not None and _still_in(tree, article):  # not inside something the markup hides
+        cut = drop_beyond(article, max_text_chars)
+        drop_navigation(article)
+        markdown = to_markdown(article, images=False)
+        if markdown:
+            return PageMarkdown(title=title, markdown=markdown, cut=cut)
+    cut = drop_beyond(tree, max_text_chars)
     headline = _headline(tree)
+    _mark_code_blocks(tree)
     extracted = _extract(tree, url)
-    markdown = to_markdown(BeautifulSoup(extracted, "html.parser")) if extracted else ""
+    markdown = to_markdown(extracted, images=False) if extracted is not None else ""
     if not markdown:
-        return visible_page_markdown(html, url, max_text_chars=max_text_chars)
-    if headline and len(markdown) < SHORT_PAGE_CHARS and headline not in " ".join(markdown.split()):
+        return visible_markdown_of(parse_page(html), url, max_text_chars=max_text_chars)
+    if headline and len(markdown) < SHORT_PAGE_CHARS and headline not in _plain(markdown):
         markdown = f"# {headline}\n\n{markdown}"
     return PageMarkdown(title=title, markdown=markdown, cut=cut)
+
+
+def _still_in(tree: HtmlElement, element: HtmlElement) -> bool:
+    return any(ancestor is tree for ancestor in element.iterancestors())
+
+
+def _plain(markdown: str) -> str:
+    """The words of `markdown` without its inline marks, spaces collapsed."""
+    return " ".join(_INLINE_MARKS.sub("", markdown).split())
+
+
+def _mark_code_blocks(tree: HtmlElement) -> None:
+    """Tell trafilatura that every <pre> is code, with the language the page names ("-": none): it keeps
+    a <pre> with a `lang` as a code block, attribute included, where it would otherwise turn a <pre> that
+    does not look like code into a quotation and drop the classes that name the language."""
+    for pre in tree.iter("pre"):
+        pre.set("lang", code_language(pre) or "-")
 
 
 def _headline(tree: HtmlElement) -> str:
@@ -75,106 +101,59 @@ def _headline(tree: HtmlElement) -> str:
     return ""
 
 
-def _extract(tree: HtmlElement, url: str) -> str | None:
-    """trafilatura's choice of main content, as HTML, with the options that scored best on the benchmark."""
-    return trafilatura.extract(
+def _extract(tree: HtmlElement, url: str) -> etree._Element | None:
+    """trafilatura's choice of main content, as an lxml tree in HTML tags (no text round trip)."""
+    document = trafilatura.bare_extraction(
         tree,
         url=url,
-        output_format="html",
         include_comments=False,  # readers' comments are not the article
         favor_precision=True,
         include_tables=True,
         include_links=True,
         include_formatting=True,
-        include_images=False,  # alt texts and captions cost precision; full_page_markdown keeps images
+        include_images=False,
     )
+    body = getattr(document, "body", None)
+    return None if body is None else _as_html(body)
 
 
-def _parse(html: str) -> HtmlElement | None:
-    """The page as an lxml tree, or None when libxml2 could not read all of it."""
-    parser = HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
-    try:
-        # Bytes, so an XML declaration or a <meta charset> in the text cannot make lxml refuse or misread it.
-        tree = document_fromstring(html.encode("utf-8", "replace"), parser=parser)
-    except (etree.ParserError, ValueError):  # nothing parseable at all, e.g. an empty document
-        return None
-    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
-        return None  # nested too deep: libxml2 dropped what lies below its limit
-    return tree
+# trafilatura's own tags, as the HTML the writer reads. Its <code> is both inline code and a code block:
+# a block when it holds more than one line, as trafilatura's own Markdown output decides.
+_TRAFILATURA_TAGS = {"list": "ul", "item": "li", "quote": "blockquote", "lb": "br", "graphic": "img",
+                     "ref": "a", "row": "tr", "table": "table"}
+_HI_TAGS = {"#b": "strong", "#i": "em", "#u": "u", "#t": "code", "#s": "del", "#sub": "sub", "#sup": "sup"}
 
 
-def _base_url(tree: HtmlElement, url: str) -> str:
-    for base in tree.iter("base"):
-        href = base.get("href")
-        if href is not None:
-            candidate = urljoin(url, str(href).strip())
-            if urlsplit(candidate).scheme in ("http", "https"):
-                return candidate
-            break
-    return url
-
-
-def _prune(tree: HtmlElement, base: str) -> None:
-    """Remove what the markup hides and what is never content; make links absolute, drop script links."""
-    doomed = []
-    for element in tree.iter():
+def _as_html(body: etree._Element) -> etree._Element:
+    for element in body.iter():
         tag = element.tag
-        if (
-            not isinstance(tag, str)  # comments, processing instructions, entities the parser kept
-            or tag in NON_CONTENT_TAGS
-            or (
-                (tag == "dialog" or not TELLING_ATTRS.isdisjoint(element.attrib.keys()))
-                and hides(tag, dict(element.attrib))
-            )
-        ):
-            doomed.append(element)
-        elif tag == "a" and "href" in element.attrib:
-            href = urljoin(base, element.attrib["href"].strip())
-            if urlsplit(href).scheme.lower() in LINK_SCHEMES:
-                element.attrib["href"] = href
+        if not isinstance(tag, str):
+            continue
+        rend = element.get("rend") or ""
+        if tag == "head":
+            element.tag = rend if rend in ("h1", "h2", "h3", "h4", "h5", "h6") else "h3"
+        elif tag == "list":
+            element.tag = "ol" if rend == "ol" else "ul"
+        elif tag == "hi":
+            element.tag = _HI_TAGS.get(rend, "em")
+        elif tag == "cell":
+            element.tag = "th" if element.get("role") == "head" else "td"
+        elif tag == "code":
+            language = element.attrib.pop("lang", None)
+            if language is not None:  # a <pre> of the page (_mark_code_blocks)
+                element.tag = "pre"
+                if language != "-":
+                    element.set("class", f"language-{language}")
             else:
-                del element.attrib["href"]
-    for element in doomed:
-        _remove_keeping_tail(element)
-
-
-def _remove_keeping_tail(element: etree._Element) -> None:
-    """Remove `element` and what is inside it, but not the text that follows it (lxml's tail)."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail
-    if tail:
-        previous = element.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
+                element.tag = "pre" if "\n" in "".join(element.itertext()).strip() else "code"
+        elif tag == "ref":
+            element.tag = "a"
+            target = element.attrib.pop("target", None)
+            if target:
+                element.set("href", target)
         else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)
-
-
-def _drop_beyond(tree: HtmlElement, max_text_chars: int) -> bool:
-    """Remove everything after the first `max_text_chars` of text; whether anything was removed."""
-    if max_text_chars <= 0:
-        return False
-    seen = 0
-    for element in tree.iter():
-        for text in (element.text, element.tail):
-            if text:
-                seen += len(text) - text.count(" ") - text.count("\n") - text.count("\t")
-        if seen > max_text_chars:
-            break
-    else:
-        return False
-    dropped = False
-    node: etree._Element | None = element
-    while node is not None and node is not tree:
-        following = list(node.itersiblings())
-        for sibling in following:
-            node.getparent().remove(sibling)
-            dropped = True
-        node = node.getparent()
-    return dropped
+            element.tag = _TRAFILATURA_TAGS.get(tag, tag)
+    return body
 
 
 # trafilatura's fallback on short pages (jusText) builds its stoplist, every language's, on first use: a

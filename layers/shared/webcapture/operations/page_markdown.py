@@ -8,24 +8,18 @@ from typing import Any
 from webcapture import egress
 from webcapture.auth.caller import Caller
 from webcapture.browser.page_load import load_page
-from webcapture.content.main_content import full_page_markdown, main_content_markdown
+from webcapture.content.markdown import html_to_markdown
 from webcapture.credits import Operation, cost_of
 from webcapture.metering import metered
 from webcapture.models.requests import MarkdownRequest
 from webcapture.operations.text_answers import page_text_answer
 
 
-def markdown_of(html: str, url: str, only_main_content: bool) -> str:
-    """The main-content step ai-extract uses (docs/api.md#more-outputs), or the whole visible page. The page
-    arrives with what its stylesheets hide already removed (browser/page_load.py)."""
-    return main_content_markdown(html, url) if only_main_content else full_page_markdown(html, url)
-
-
 def page_markdown(caller: Caller, request: MarkdownRequest) -> dict[str, Any]:
     egress.check_target(request.url)  # refused targets cost nothing
     with metered(caller, cost_of(Operation.MARKDOWN)):
         page = load_page(request.url, request.waitTime, request)
-        markdown = markdown_of(page.html, page.final_url, request.onlyMainContent)
+        markdown = html_to_markdown(page.html, page.final_url, only_main_content=request.onlyMainContent)
         return page_text_answer("markdown", markdown, "Markdown", final_url=page.final_url, title=page.title,
                                 status_code=page.status_code, requested_url=request.url,
                                 warnings=page.warnings)

@@ -13,13 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from webcapture.browser.links import _EXTRACT_JS as EXTRACT_LINKS_JS
 from webcapture.browser.links import parse_links
-from webcapture.browser.page_load import _REMOVE_INVISIBLE_JS as REMOVE_INVISIBLE_JS
-from webcapture.browser.page_load import _SERIALIZE_JS as SERIALIZE_JS
+from webcapture.browser.page_scripts import EXTRACT_LINKS_JS, REMOVE_INVISIBLE_JS, SERIALIZE_JS
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.content.markdown import html_to_markdown
 from webcapture.models.site_requests import CrawlRequest
-from webcapture.operations.page_markdown import markdown_of
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
 
@@ -53,7 +51,7 @@ def crawl_page(url: str, depth: int, request: CrawlRequest) -> CrawledPage:
             page.evaluate(REMOVE_INVISIBLE_JS)
             visible = well_formed(str(page.evaluate(SERIALIZE_JS, limit)["html"]))
         if "markdown" in formats and visible is not None:
-            data["markdown"] = markdown_of(visible, page.url, request.onlyMainContent)
+            data["markdown"] = html_to_markdown(visible, page.url, only_main_content=request.onlyMainContent)
         return CrawledPage(page.url, loaded.status_code, urls, data, tuple(loaded.warnings), screenshot,
                            visible if "json" in formats else None)
 

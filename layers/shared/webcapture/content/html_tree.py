@@ -1,0 +1,185 @@
+"""A page's HTML as one lxml tree, pruned of what a reader cannot see: the only parse on the way to Markdown.
+
+libxml2 reads the page (with its huge-document option, which lifts the 256-level nesting limit to 2048);
+a page nested deeper still is read by BeautifulSoup's html.parser, which takes any depth, and copied into
+an lxml tree without recursion, so every later step sees the same kind of tree whatever the page.
+"""
+
+from __future__ import annotations
+
+import warnings
+from urllib.parse import urljoin, urlsplit
+
+from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag, XMLParsedAsHTMLWarning
+from bs4.element import NavigableString, PreformattedString
+from lxml import etree
+from lxml.html import HtmlElement, HTMLParser, document_fromstring
+
+from webcapture.content.visibility import NON_CONTENT_TAGS, TELLING_ATTRS, hides
+
+LINK_SCHEMES = ("http", "https", "mailto", "tel")
+
+
+def parse_page(html: str) -> HtmlElement:
+    """The page as an lxml tree rooted at <html>, comments and processing instructions dropped."""
+    parser = HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
+    try:
+        # Bytes, so an XML declaration or a <meta charset> in the text cannot make lxml refuse or misread it.
+        tree = document_fromstring(html.encode("utf-8", "replace"), parser=parser)
+    except (etree.ParserError, ValueError):  # nothing parseable at all, e.g. an empty document
+        return document_fromstring("<html><body></body></html>")
+    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
+        return _parse_any_depth(html)  # nested too deep: libxml2 dropped what lies below its limit
+    _move_content_out_of_head(tree)
+    return tree
+
+
+_HEAD_TAGS = frozenset({"title", "meta", "link", "base", "style", "script", "noscript", "template"})
+
+
+def _move_content_out_of_head(tree: HtmlElement) -> None:
+    """libxml2 knows no HTML5 element: a page with no <body> tag that starts with <main> or <article> gets
+    them in <head>. What is not head content moves to the start of <body>, as a browser would put it."""
+    head = tree.find("head")
+    if head is None:
+        return
+    strays: list[etree._Element] = []
+    for child in head:
+        if strays or (isinstance(child.tag, str) and child.tag not in _HEAD_TAGS):
+            strays.append(child)
+    if not strays:
+        return
+    body = tree.find("body")
+    if body is None:
+        body = etree.SubElement(tree, "body")
+    for index, stray in enumerate(strays):
+        body.insert(index, stray)
+
+
+def _parse_any_depth(html: str) -> HtmlElement:
+    with warnings.catch_warnings():
+        # XHTML pages and bare text are still pages to us; bs4's hints about them are noise in our logs.
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        soup = BeautifulSoup(html, "html.parser")
+    root: HtmlElement = document_fromstring("<html><body></body></html>")
+    body = root.find("body")
+    stack: list[tuple[Tag, etree._Element]] = [(soup, body)]
+    while stack:
+        source, target = stack.pop()
+        last: etree._Element | None = None
+        for child in source.children:
+            if isinstance(child, Tag):
+                if child.name in ("html", "body", "head"):
+                    stack.append((child, target))  # their content joins the tree's own <body>
+                    continue
+                attrs = {name: " ".join(value) if isinstance(value, list) else str(value)
+                         for name, value in child.attrs.items() if _xml_name(name)}
+                last = etree.SubElement(target, child.name if _xml_name(child.name) else "span", attrs)
+                stack.append((child, last))
+            elif isinstance(child, NavigableString) and not isinstance(child, PreformattedString):
+                if last is None:
+                    target.text = (target.text or "") + str(child)
+                else:
+                    last.tail = (last.tail or "") + str(child)
+    return root
+
+
+def _xml_name(name: str) -> bool:
+    return bool(name) and (name[0].isalpha() or name[0] == "_") and all(
+        c.isalnum() or c in "-_." for c in name
+    )
+
+
+def page_title(tree: HtmlElement) -> str:
+    return " ".join((tree.findtext(".//title") or "").split())
+
+
+def base_url(tree: HtmlElement, url: str) -> str:
+    for base in tree.iter("base"):
+        href = base.get("href")
+        if href is not None:
+            candidate = urljoin(url, str(href).strip())
+            if urlsplit(candidate).scheme in ("http", "https"):
+                return candidate
+            break
+    return url
+
+
+def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
+    """Remove what the markup hides and what is never content; make links absolute, drop script links.
+
+    `images`: keep <img> with an absolute http(s) source (others become their alt text); without, every
+    image goes.
+    """
+    doomed = []
+    for element in tree.iter():
+        tag = element.tag
+        if (
+            not isinstance(tag, str)  # comments, processing instructions, entities the parser kept
+            or tag in NON_CONTENT_TAGS
+            or (
+                (tag == "dialog" or not TELLING_ATTRS.isdisjoint(element.attrib.keys()))
+                and hides(tag, dict(element.attrib))
+            )
+        ):
+            doomed.append(element)
+        elif tag == "a" and "href" in element.attrib:
+            href = urljoin(base, element.attrib["href"].strip())
+            if urlsplit(href).scheme.lower() in LINK_SCHEMES:
+                element.attrib["href"] = href
+            else:
+                del element.attrib["href"]
+        elif tag == "img":
+            src = urljoin(base, element.get("src", "").strip()) if element.get("src") else ""
+            if images and urlsplit(src).scheme.lower() in ("http", "https"):
+                element.attrib["src"] = src
+            else:
+                doomed.append(element)
+                if images:  # the alt text stands in for an image we cannot link to
+                    element.tail = (element.get("alt") or "") + (element.tail or "")
+    for element in doomed:
+        remove_keeping_tail(element)
+
+
+def remove_keeping_tail(element: etree._Element) -> None:
+    """Remove `element` and what is inside it, but not the text that follows it (lxml's tail)."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail
+    if tail:
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
+
+
+def drop_beyond(tree: HtmlElement, max_text_chars: int) -> bool:
+    """Remove everything after the first `max_text_chars` of text; whether anything was removed.
+
+    Markdown has at least as many characters as the text's non-space characters, so what is left still
+    fills a budget of that size, and megabytes of page are not converted only to be thrown away.
+    """
+    if max_text_chars <= 0:
+        return False
+    seen = 0
+    for element in tree.iter():
+        for text in (element.text, element.tail):
+            if text:
+                seen += len(text) - text.count(" ") - text.count("\n") - text.count("\t")
+        if seen > max_text_chars:
+            break
+    else:
+        return False
+    dropped = False
+    node: etree._Element | None = element
+    while node is not None and node is not tree:
+        parent = node.getparent()
+        for sibling in list(node.itersiblings()):
+            parent.remove(sibling)
+            dropped = True
+        node = parent
+    return dropped
