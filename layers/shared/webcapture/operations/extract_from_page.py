@@ -10,6 +10,7 @@ from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.page_load import load_page
 from webcapture.credits import Operation, cost_of
+from webcapture.fastpath.page_source import fetched_for
 from webcapture.metering import metered
 from webcapture.models.requests import AiExtractRequest
 
@@ -22,8 +23,15 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
     # One deadline for the page and the model together, so the answer comes before API Gateway gives up.
     deadline = request_scope.deadline()
     with metered(caller, cost_of(Operation.AI_EXTRACT)):
-        page = load_page(request.url, request.waitTime, request)
-        result = run_extraction(request, page.html, page.final_url, deadline=deadline)
+        fetched = fetched_for(request, request.url)
+        if fetched is None:
+            page = load_page(request.url, request.waitTime, request)
+            html, url, status, warnings, engine = page.html, page.final_url, page.status_code, page.warnings, \
+                "browser"
+        else:
+            html, url, status, warnings, engine = fetched.html, fetched.final_url, fetched.status_code, \
+                fetched.warnings, "http"
+        result = run_extraction(request, html, url, deadline=deadline)
     data = result.to_data()
-    data["metadata"] = {**data["metadata"], "statusCode": page.status_code}  # CONTRACT 20: every output
-    return with_warnings(data, page.warnings)
+    data["metadata"] = {**data["metadata"], "statusCode": status, "engine": engine}  # every output says
+    return with_warnings(data, warnings)

@@ -17,10 +17,16 @@ from webcapture.browser.links import _EXTRACT_JS as EXTRACT_LINKS_JS
 from webcapture.browser.links import parse_links
 from webcapture.browser.page_load import _REMOVE_INVISIBLE_JS as REMOVE_INVISIBLE_JS
 from webcapture.browser.page_load import _SERIALIZE_JS as SERIALIZE_JS
+from webcapture.browser.page_load import document_validators
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.fastpath.html_links import html_links
+from webcapture.fastpath.http_page import FetchedPage
+from webcapture.fastpath.page_markdown import html_to_markdown
+from webcapture.fastpath.page_source import engine_metadata, fetched_for
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.operations.page_markdown import markdown_of
 from webcapture.settings import get_settings
+from webcapture.site.page_links import page_links
 from webcapture.unicode_text import well_formed
 
 
@@ -35,14 +41,35 @@ class CrawledPage:
     visible_html: str | None = None  # what the reader sees, with the json format (ai-extract's input)
 
 
+def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> CrawledPage:
+    """The page as the `http` engine read it: the same formats from the HTML as served."""
+    formats = set(request.formats)
+    links = [url for url, _ in page_links(fetched.html, fetched.final_url).links]
+    data: dict[str, Any] = {"url": fetched.final_url, "depth": depth, "statusCode": fetched.status_code,
+                            "metadata": engine_metadata("http", fetched.validators)}
+    if "links" in formats:
+        urls, texts, _ = html_links(fetched.html, fetched.final_url, include_external=True)
+        data["links"] = [{"url": link, "text": text} for link, text in zip(urls, texts, strict=True)]
+    if "html" in formats:
+        data["html"] = fetched.html
+    if "markdown" in formats:
+        data["markdown"] = html_to_markdown(fetched.html, fetched.final_url, request.onlyMainContent)
+    return CrawledPage(fetched.final_url, fetched.status_code, links, data, fetched.warnings, None,
+                       fetched.html if "json" in formats else None)
+
+
 def crawl_page(url: str, depth: int, request: CrawlRequest) -> CrawledPage:
+    fetched = fetched_for(request, url)
+    if fetched is not None:
+        return _fetched_page(fetched, depth, request)
     formats = set(request.formats)
     limit = get_settings().max_html_chars
 
     def capture(loaded: LoadedPage) -> CrawledPage:
         page = loaded.page
         urls, texts, _ = parse_links(page.evaluate(EXTRACT_LINKS_JS))
-        data: dict[str, Any] = {"url": page.url, "depth": depth, "statusCode": loaded.status_code}
+        data: dict[str, Any] = {"url": page.url, "depth": depth, "statusCode": loaded.status_code,
+                                "metadata": engine_metadata("browser", document_validators(loaded))}
         if "links" in formats:
             data["links"] = [{"url": link, "text": text} for link, text in zip(urls, texts, strict=True)]
         if "html" in formats:
