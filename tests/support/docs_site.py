@@ -33,7 +33,7 @@ class DocsServer(ThreadingHTTPServer):
 
     @property
     def origin(self) -> str:
-        host, port = self.server_address[:2]
+        host, port = str(self.server_address[0]), int(self.server_address[1])
         return f"http://{host}:{port}" if port != 80 else f"http://{host}"
 
     def html_pages(self) -> list[str]:

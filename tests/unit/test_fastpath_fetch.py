@@ -89,7 +89,7 @@ def test_a_body_past_the_limit_is_cut_with_a_warning(site: FastPageServer,
 
 
 @pytest.mark.parametrize(("body", "content_type", "expected"), [
-    ("<meta charset='iso-8859-1'>".encode() + "café".encode("latin-1"), "text/html", "iso8859-1"),
+    (b"<meta charset='iso-8859-1'>" + "café".encode("latin-1"), "text/html", "iso8859-1"),
     (b"<meta http-equiv='Content-Type' content='text/html; charset=windows-1251'>", "text/html", "cp1251"),
     (codecs.BOM_UTF8 + "<meta charset=latin-1>café".encode(), "text/html; charset=latin-1", "utf-8"),
     ("café".encode("latin-1"), "text/html; charset=ISO-8859-1", "iso8859-1"),

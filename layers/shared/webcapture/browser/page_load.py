@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
-from webcapture.fastpath.http_page import Validators, validators_of
+from webcapture.fastpath.http_page import NO_VALIDATORS, Validators, validators_of
 from webcapture.models.page_control import PageControl
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
@@ -24,7 +24,7 @@ class PageSnapshot:
     title: str
     # Said to the caller as data.warning (answer_warnings): page-control waits, the HTML cut to the limit.
     warnings: tuple[str, ...] = ()
-    validators: Validators = Validators()  # the main document's ETag and Last-Modified
+    validators: Validators = NO_VALIDATORS  # the main document's ETag and Last-Modified
 
 
 # Computed style is the only reliable test: class rules, media queries and scripts all end up there.

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from webcapture.browser.page_load import document_validators
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
-from webcapture.fastpath.http_page import Validators
+from webcapture.fastpath.http_page import NO_VALIDATORS, Validators
 from webcapture.models.requests import ContentRequest
 
 
@@ -18,7 +18,7 @@ class RenderedHtml:
     requested_url: str
     title: str
     warnings: tuple[str, ...] = ()  # page control's (CONTRACT 14), for data.warning
-    validators: Validators = Validators()
+    validators: Validators = NO_VALIDATORS
 
 
 def rendered_html(request: ContentRequest) -> RenderedHtml:

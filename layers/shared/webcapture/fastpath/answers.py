@@ -13,6 +13,7 @@ from webcapture.operations.text_answers import page_text_answer
 
 def fetched_markdown(fetched: FetchedPage, request: MarkdownRequest) -> dict[str, Any]:
     markdown = html_to_markdown(fetched.html, fetched.final_url, request.onlyMainContent)
-    return page_text_answer("markdown", markdown, "Markdown", final_url=fetched.final_url, title=fetched.title,
-                            status_code=fetched.status_code, requested_url=request.url,
-                            warnings=fetched.warnings, more_metadata=engine_metadata("http", fetched.validators))
+    return page_text_answer("markdown", markdown, "Markdown", final_url=fetched.final_url,
+                            title=fetched.title, status_code=fetched.status_code, requested_url=request.url,
+                            warnings=fetched.warnings,
+                            more_metadata=engine_metadata("http", fetched.validators))

@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import base64
 import re
-from html import unescape
 from collections.abc import Mapping
 from dataclasses import dataclass
+from html import unescape
 from typing import Final
 
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationFailed, UrlNotAllowed
-from webcapture.fastpath.decoding import ACCEPT_ENCODING, BrokenCoding, DecodedBody, UnknownCoding, decode_html
+from webcapture.fastpath.decoding import (
+    ACCEPT_ENCODING,
+    BrokenCoding,
+    DecodedBody,
+    UnknownCoding,
+    decode_html,
+)
 from webcapture.models.page_control import PageControl
 from webcapture.unicode_text import well_formed
 
@@ -41,6 +47,9 @@ class Validators:
 
     etag: str | None = None
     last_modified: str | None = None
+
+
+NO_VALIDATORS: Final = Validators()
 
 
 @dataclass(frozen=True)

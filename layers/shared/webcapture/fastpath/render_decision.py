@@ -90,7 +90,8 @@ def shape_of(html: str) -> PageShape:
     )
 
 
-def render_reason(html: str, status: int | None = None, headers: Mapping[str, str] | None = None) -> str | None:
+def render_reason(html: str, status: int | None = None,
+                  headers: Mapping[str, str] | None = None) -> str | None:
     """Why this served page must be rendered in a browser, or None when its HTML is the page."""
     wall = detect_wall(signals_from_html(html, status, headers))
     if wall is not None:

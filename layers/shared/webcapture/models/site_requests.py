@@ -72,7 +72,8 @@ class CrawlWebhook(StrictModel):
 
 class CrawlRequest(PageControl, EngineChoice):
     url: TargetUrl
-    engine: Annotated[Engine, Field(description=ENGINE_DESCRIPTION + " (auto by default for a crawl)")] = "auto"
+    engine: Annotated[Engine, Field(
+        description=ENGINE_DESCRIPTION + " (auto by default for a crawl)")] = "auto"
     limit: Annotated[int, Field(ge=1, le=MAX_CRAWL_PAGES)] = 100
     maxDepth: Annotated[int, Field(ge=0, le=MAX_CRAWL_DEPTH)] = 5
     includePaths: Annotated[list[PathGlob], Field(max_length=50)] = Field(default_factory=list)

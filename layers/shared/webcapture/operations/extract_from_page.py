@@ -26,11 +26,12 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
         fetched = fetched_for(request, request.url)
         if fetched is None:
             page = load_page(request.url, request.waitTime, request)
-            html, url, status, warnings, engine = page.html, page.final_url, page.status_code, page.warnings, \
-                "browser"
+            html, url, status, warnings = page.html, page.final_url, page.status_code, page.warnings
+            engine = "browser"
         else:
-            html, url, status, warnings, engine = fetched.html, fetched.final_url, fetched.status_code, \
-                fetched.warnings, "http"
+            html, url, status = fetched.html, fetched.final_url, fetched.status_code
+            warnings = fetched.warnings
+            engine = "http"
         result = run_extraction(request, html, url, deadline=deadline)
     data = result.to_data()
     data["metadata"] = {**data["metadata"], "statusCode": status, "engine": engine}  # every output says

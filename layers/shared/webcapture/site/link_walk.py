@@ -18,7 +18,13 @@ from typing import Final
 
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationTimeout
-from webcapture.fastpath.decoding import ACCEPT_ENCODING, BrokenCoding, DecodedBody, UnknownCoding, decode_html
+from webcapture.fastpath.decoding import (
+    ACCEPT_ENCODING,
+    BrokenCoding,
+    DecodedBody,
+    UnknownCoding,
+    decode_html,
+)
 from webcapture.site.page_links import page_links
 from webcapture.site.robots import USER_AGENT
 
