@@ -90,6 +90,10 @@ class CrawlRequest(PageControl, EngineChoice):
     extract: CrawlExtract | None = None
     webhook: CrawlWebhook | None = None
     onlyMainContent: bool = True
+    since: Annotated[str, Field(min_length=1, max_length=100, description=(
+        "The jobId of an earlier crawl of yours: pages it completed are fetched conditionally, each result "
+        "says changeStatus new, changed or same (same is free), pages not reached now are listed as removed"
+    ))] | None = None
 
     @model_validator(mode="after")
     def _json_needs_extract(self) -> CrawlRequest:

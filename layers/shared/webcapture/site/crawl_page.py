@@ -20,7 +20,7 @@ from webcapture.browser.page_load import _SERIALIZE_JS as SERIALIZE_JS
 from webcapture.browser.page_load import document_validators
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.fastpath.html_links import html_links
-from webcapture.fastpath.http_page import FetchedPage
+from webcapture.fastpath.http_page import NO_VALIDATORS, FetchedPage, Validators
 from webcapture.fastpath.page_markdown import html_to_markdown
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
 from webcapture.models.site_requests import CrawlRequest
@@ -39,6 +39,8 @@ class CrawledPage:
     warnings: tuple[str, ...] = ()
     screenshot: bytes | None = None  # PNG, with the screenshot format
     visible_html: str | None = None  # what the reader sees, with the json format (ai-extract's input)
+    validators: Validators = NO_VALIDATORS
+    not_modified: bool = False  # a conditional fetch answered 304: no body, nothing but the status
 
 
 def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> CrawledPage:
@@ -55,11 +57,16 @@ def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> Cr
     if "markdown" in formats:
         data["markdown"] = html_to_markdown(fetched.html, fetched.final_url, request.onlyMainContent)
     return CrawledPage(fetched.final_url, fetched.status_code, links, data, fetched.warnings, None,
-                       fetched.html if "json" in formats else None)
+                       fetched.html if "json" in formats else None, fetched.validators)
 
 
-def crawl_page(url: str, depth: int, request: CrawlRequest) -> CrawledPage:
-    fetched = fetched_for(request, url)
+def crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validators | None = None,
+               ) -> CrawledPage:
+    """`conditional`: the validators an earlier crawl recorded (an incremental crawl's page)."""
+    fetched = fetched_for(request, url, conditional=conditional)
+    if fetched is not None and fetched.not_modified:
+        return CrawledPage(fetched.final_url, 304, [], {"url": fetched.final_url, "depth": depth},
+                           validators=conditional or NO_VALIDATORS, not_modified=True)
     if fetched is not None:
         return _fetched_page(fetched, depth, request)
     formats = set(request.formats)
@@ -82,6 +89,6 @@ def crawl_page(url: str, depth: int, request: CrawlRequest) -> CrawledPage:
         if "markdown" in formats and visible is not None:
             data["markdown"] = markdown_of(visible, page.url, request.onlyMainContent)
         return CrawledPage(page.url, loaded.status_code, urls, data, tuple(loaded.warnings), screenshot,
-                           visible if "json" in formats else None)
+                           visible if "json" in formats else None, document_validators(loaded))
 
     return with_loaded_page(url, 0, capture, control=request)
