@@ -63,6 +63,8 @@ SITEMAP_BUDGET_S: Final = 30.0
 ROBOTS_BUDGET_S: Final = 10.0
 # A busy host is waited for in place up to this long; a longer wait is the message sent back, delayed.
 WAIT_IN_PLACE_S: Final = 5.0
+# What a page the earlier crawl completed answers when it was deleted (docs/crawl-and-map.md#incremental-crawl).
+GONE: Final = (404, 410)
 # The code of a page left out on its own account (a redirect out of scope, robots.txt).
 SKIPPED: Final = "SKIPPED"
 
@@ -223,6 +225,11 @@ def _same(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcome, Craw
     the ones the earlier crawl followed from it when the target answered 304 (no body to read them)."""
     if earlier is None:
         return None
+    if page.status_code in GONE:
+        # Deleted since the earlier crawl: removed, free, as a page no longer linked is.
+        data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
+                "statusCode": page.status_code, "changeStatus": "removed", "sameAs": earlier.same_as()}
+        return Outcome("completed", data=data, cached=True, change="removed"), page
     unchanged = earlier.content_hash is not None and earlier.content_hash == content_hash(page.data)
     if not (page.not_modified or unchanged):
         return None
