@@ -21,8 +21,10 @@ import platform
 import re
 import statistics
 import sys
+import threading
 import time
 from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -76,13 +78,98 @@ def _markdown_ms(api: LocalApi, url: str, engine: str) -> float:
     return elapsed
 
 
+class _Synthetic(BaseHTTPRequestHandler):
+    """Page n links to pages 2n and 2n+1 (and back to 1): a site of any size, each page ~6 KB."""
+
+    def log_message(self, *_: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        number = int(self.path.strip("/").removeprefix("p").split(".")[0] or "1")
+        links = "".join(f"<a href='/p{n}'>page {n}</a> " for n in (1, 2 * number, 2 * number + 1))
+        text = f"<p>Page {number} of the synthetic site: a paragraph a reader reads. </p>" * 60
+        body = (f"<!doctype html><title>Page {number}</title><nav>{links}</nav><main><h1>Page {number}</h1>"
+                f"{text}</main>").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("ETag", f'"{number}"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+
+def synthetic(pages: int, formats: list[str]) -> str:
+    """The crawl's page work with engine http (webcapture.site.crawl_page: fetch through the egress guard,
+    links, Markdown) for `pages` pages of a synthetic site in one process, timed and measured per thousand.
+    No browser and no local API: what a crawl function spends on each page; the bookkeeping around it is a
+    constant number of DynamoDB and SQS calls per page (docs/crawl-and-map.md#a-crawl-of-100000-pages)."""
+    os.environ["WEBCAPTURE_EGRESS_ALLOW"] = f"{ADDRESS}/32"
+    from webcapture.models.site_requests import CrawlRequest
+    from webcapture.settings import get_settings
+    from webcapture.site.crawl_page import crawl_page
+
+    get_settings.cache_clear()
+    server = ThreadingHTTPServer((ADDRESS, 0), _Synthetic)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://{ADDRESS}:{server.server_address[1]}"
+    request = CrawlRequest.model_validate({"url": origin + "/p1", "engine": "http", "formats": formats})
+    rates: list[float] = []
+    memory: list[float] = []
+    started = time.perf_counter()
+    try:
+        for number in range(1, pages + 1):
+            page = crawl_page(f"{origin}/p{number}", 0, request)
+            if not set(formats) <= set(page.data) or page.data["metadata"]["engine"] != "http":
+                raise RuntimeError(f"page {number}: {page.data}")
+            if number % 1000 == 0:
+                now = time.perf_counter()
+                rates.append(1000 / (now - started))
+                memory.append(_rss_mb())
+                started = now
+                print(f"pages {number - 999}-{number}: {rates[-1]:.0f} pages/s, RSS {memory[-1]:.0f} MB",
+                      flush=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    return "\n".join([
+        f"`python scripts/bench_fast_path.py --synthetic {pages} --formats {','.join(formats)}`: the crawl's "
+        "page work with `engine: http` (fetch through the egress guard, the page's links for discovery, "
+        f"the formats {', '.join(formats)}; webcapture.site.crawl_page) for {pages:,} pages of a synthetic "
+        f"site on {ADDRESS}, one process, one page at a time.",
+        "",
+        "| pages | pages/s | RSS |",
+        "|---|---|---|",
+        *(f"| {1000 * i + 1:,}-{1000 * (i + 1):,} | {rate:.0f} | {mb:.0f} MB |"
+          for i, (rate, mb) in enumerate(zip(rates, memory, strict=True)) if i < 3 or i >= len(rates) - 3),
+        "",
+        f"Last thousand against the first: {rates[-1] / rates[0]:.2f}x the pages/s, "
+        f"{memory[-1] - memory[0]:+.0f} MB RSS (median of all thousands {statistics.median(rates):.0f} "
+        f"pages/s; lowest {min(rates):.0f}, highest {max(rates):.0f}).",
+    ])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=300)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--synthetic", type=int, default=0,
+                        help="instead: the http engine's page work on a synthetic site of this many pages")
+    parser.add_argument("--formats", default="markdown", help="the synthetic crawl's formats")
     args = parser.parse_args(argv)
+    if args.synthetic:
+        text = synthetic(args.synthetic, args.formats.split(","))
+        print(text)
+        if args.write_docs:
+            write_block("fast-path-synthetic", text)
+        return 0
     site = DocsServer(PYTHON_DOCS, ADDRESS)
     stack = start_local_api(
         {"WEBCAPTURE_EGRESS_ALLOW": f"{ADDRESS}/32", "WEBCAPTURE_WARM_START": "0",

@@ -63,7 +63,7 @@ SITEMAP_BUDGET_S: Final = 30.0
 ROBOTS_BUDGET_S: Final = 10.0
 # A busy host is waited for in place up to this long; a longer wait is the message sent back, delayed.
 WAIT_IN_PLACE_S: Final = 5.0
-# What a page the earlier crawl completed answers when it was deleted (docs/crawl-and-map.md#incremental-crawl).
+# What a page the earlier crawl completed answers once deleted (docs/crawl-and-map.md#incremental-crawl).
 GONE: Final = (404, 410)
 # The code of a page left out on its own account (a redirect out of scope, robots.txt).
 SKIPPED: Final = "SKIPPED"
