@@ -15,7 +15,7 @@ SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
 .PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean bench-dns bench-recovery
-.PHONY: load soak openapi template bench-cache
+.PHONY: load soak openapi template bench-cache bench-fast-path
 
 # The venv is exactly requirements.lock (hashes checked; --no-deps: the lock already holds every dependency,
 # and pip check below proves it), then the project itself and its client (clients/python), both editable.
@@ -142,6 +142,12 @@ bench-map: install
 .PHONY: bench-crawl
 bench-crawl: install
 	$(BIN)/python scripts/bench_crawl.py --write-docs $(ARGS)
+
+# The fast path against the browser on Debian's python3.11-doc over the local API, and the http engine's page
+# work on a 20,000-page synthetic site (scripts/bench_fast_path.py), into docs/benchmarks.md.
+bench-fast-path: install
+	$(BIN)/python scripts/bench_fast_path.py --write-docs $(ARGS)
+	$(BIN)/python scripts/bench_fast_path.py --synthetic 20000 --formats links --write-docs
 
 # The warm capture against a baseline build, f538ae6 (scripts/bench_warm.py), into docs/benchmarks.md.
 bench-warm: install

@@ -27,8 +27,10 @@ def site() -> Iterator[SampleSite]:
 
 
 def test_a_page_gives_its_formats_and_its_links(site: SampleSite) -> None:
-    request = validate_request(CrawlRequest, {"url": site.url("/"), "formats": ["markdown", "links", "html"]})
+    request = validate_request(CrawlRequest, {"url": site.url("/"), "formats": ["markdown", "links", "html"],
+                                              "engine": "browser"})
     page = crawl_page(site.url("/l2/p3.html"), 2, request)
+    assert page.data["metadata"]["engine"] == "browser"
     assert page.data["url"] == site.url("/l2/p3.html")
     assert (page.data["depth"], page.data["statusCode"]) == (2, 200)
     assert "Text of Page /l2/p3.html at depth 2." in page.data["markdown"]
@@ -36,7 +38,8 @@ def test_a_page_gives_its_formats_and_its_links(site: SampleSite) -> None:
     children = [site.url(path) for path in site.children["/l2/p3.html"]]
     assert [link["url"] for link in page.data["links"]] == children == page.links
     markdown_only = crawl_page(site.url("/"), 0, validate_request(CrawlRequest, {"url": site.url("/")}))
-    assert set(markdown_only.data) == {"url", "depth", "statusCode", "markdown"}
+    assert set(markdown_only.data) == {"url", "depth", "statusCode", "markdown", "metadata"}
+    assert markdown_only.data["metadata"]["engine"] == "http"  # auto, a static page
     found = discover(markdown_only.links, 0, Scope.of(site.url("/")), drop_query=True)
     assert [url for url, _ in found.follow] == [site.url(path) for path in [
         *site.children["/"], "/about.html", "/private/", "/calendar/2026/01", "/moved"]]
@@ -48,4 +51,14 @@ def test_the_screenshot_and_the_pages_visible_html_come_back_for_the_worker(site
     page = crawl_page(site.url("/about.html"), 1, request)
     assert page.screenshot is not None and page.screenshot.startswith(b"\x89PNG")
     assert page.visible_html is not None and "<h1>About</h1>" in page.visible_html
-    assert set(page.data) == {"url", "depth", "statusCode"}  # stored and asked by the worker, not here
+    assert set(page.data) == {"url", "depth", "statusCode", "metadata"}  # stored and asked by the worker
+
+
+def test_the_http_engine_reads_the_same_page_as_the_browser(site: SampleSite) -> None:
+    body = {"url": site.url("/"), "formats": ["markdown", "links"]}
+    fetched = crawl_page(site.url("/l2/p3.html"), 2, validate_request(CrawlRequest, {**body, "engine": "http"}))
+    rendered = crawl_page(site.url("/l2/p3.html"), 2, validate_request(CrawlRequest,
+                                                                        {**body, "engine": "browser"}))
+    assert fetched.data["metadata"]["engine"] == "http"
+    assert fetched.data["markdown"] == rendered.data["markdown"]
+    assert fetched.data["links"] == rendered.data["links"] and fetched.links == rendered.links

@@ -63,14 +63,17 @@ def _urls(links: list[dict[str, str]]) -> list[str]:
 def test_map_lists_the_sitemaps_urls_and_the_start_pages_links_in_scope_each_once(
         site: tuple[SampleSite, SiteServer], canary: CanaryServer) -> None:
     sample, server = site
-    result = map_site(sample.url("/"), MapOptions(limit=5000), _deadline())
+    expected = list(dict.fromkeys(sample.url(p) for p in [
+        "/", *sample.sitemap_paths(), *sample.home_link_paths_in_scope(ignore_query=True)]))
+    # A limit the sitemaps and the start page fill: no page's links need following (test_map_link_walk).
+    result = map_site(sample.url("/"), MapOptions(limit=len(expected)), _deadline())
 
     urls = _urls(result.links)
-    expected = [sample.url(p) for p in ["/", *sample.sitemap_paths(),
-                                        *sample.home_link_paths_in_scope(ignore_query=True)]]
-    assert urls == list(dict.fromkeys(expected))
+    assert urls == expected
     assert len(urls) == len(set(urls))
-    # The calendar trap is one URL: map reads the start page, never the pages it links to.
+    assert sum(result.sources.values()) == len(expected) and result.sources["links"] >= 1
+    assert result.sources["sitemaps"] >= len(sample.sitemap_paths()) - 1  # "/" came from the start page
+    # The calendar trap is one URL: a full map reads the start page, never the pages it links to.
     assert not any(hit.startswith("/calendar") for hit in server.hits)
     assert canary.connections == 0
     assert any("refused by the egress policy" in warning for warning in result.warnings)
@@ -81,13 +84,14 @@ def test_map_lists_the_sitemaps_urls_and_the_start_pages_links_in_scope_each_onc
 
 def test_query_parameters_are_kept_sorted_when_asked(site: tuple[SampleSite, SiteServer]) -> None:
     sample, _ = site
-    result = map_site(sample.url("/"), MapOptions(ignore_query_parameters=False, sitemap="skip"),
-                      _deadline())
+    expected = list(dict.fromkeys(sample.url(p) for p in [
+        "/", *sample.home_link_paths_in_scope(ignore_query=False)]))
+    result = map_site(sample.url("/"), MapOptions(ignore_query_parameters=False, sitemap="skip",
+                                                  limit=len(expected)), _deadline())
     urls = _urls(result.links)
     assert sample.url("/l1/p2.html?a=1&b=2") in urls
     assert sample.url("/l1/p2.html?b=2&a=1") not in urls
-    expected = [sample.url(p) for p in ["/", *sample.home_link_paths_in_scope(ignore_query=False)]]
-    assert urls == list(dict.fromkeys(expected))
+    assert urls == expected
 
 
 def test_sitemap_only_and_limit_and_search(site: tuple[SampleSite, SiteServer]) -> None:
@@ -164,6 +168,6 @@ def test_a_billion_laughs_sitemap_is_refused() -> None:
 
 def test_a_missing_start_page_is_not_listed_but_the_sitemaps_are(site: tuple[SampleSite, SiteServer]) -> None:
     sample, _ = site
-    result = map_site(sample.url("/no-such-page"), MapOptions(), _deadline())
+    result = map_site(sample.url("/no-such-page"), MapOptions(limit=len(sample.sitemap_paths())), _deadline())
     assert result.start_status == 404
     assert _urls(result.links) == [sample.url(p) for p in sample.sitemap_paths()]

@@ -51,7 +51,7 @@ def test_crawl_defaults_and_cost() -> None:
 
 
 @pytest.mark.parametrize(("field", "value", "code"), [
-    ("limit", 0, "too_small"), ("limit", 10_001, "too_big"), ("maxDepth", 21, "too_big"),
+    ("limit", 0, "too_small"), ("limit", 100_001, "too_big"), ("maxDepth", 21, "too_big"),
     ("maxDepth", -1, "too_small"), ("maxConcurrency", 11, "too_big"), ("delay", 10_001, "too_big"),
     ("formats", ["pdf"], "invalid_enum_value"), ("formats", [], "too_small"), ("sitemap", "maybe",
                                                                                "invalid_enum_value"),

@@ -179,7 +179,7 @@ BATCH = ToolEntry(
 CRAWL = ToolEntry(
     "crawl", "Crawl a whole site",
     "Read many pages of one site as an asynchronous job: from url, it follows the site's links (and its "
-    "sitemaps) up to limit pages (default 100, at most 10,000) and maxDepth link hops (default 5), each "
+    "sitemaps) up to limit pages (default 100, at most 100,000) and maxDepth link hops (default 5), each "
     "page once, loaded in the browser and answered as formats (markdown by default; links, html, "
     "screenshot, json with extract {prompt}). includePaths / excludePaths are globs on the path (* within "
     "a segment, ** across: '/docs/**'), never regular expressions. robots.txt is obeyed. The tool follows "

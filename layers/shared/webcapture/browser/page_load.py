@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from webcapture.browser.page_scripts import REMOVE_INVISIBLE_JS, SERIALIZE_JS
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.fastpath.http_page import NO_VALIDATORS, Validators, validators_of
 from webcapture.models.page_control import PageControl
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
@@ -24,6 +25,7 @@ class PageSnapshot:
     title: str
     # Said to the caller as data.warning (answer_warnings): page-control waits, the HTML cut to the limit.
     warnings: tuple[str, ...] = ()
+    validators: Validators = NO_VALIDATORS  # the main document's ETag and Last-Modified
 
 
 def load_page(url: str, wait_time_ms: int, control: PageControl | None = None) -> PageSnapshot:
@@ -41,6 +43,12 @@ def load_page(url: str, wait_time_ms: int, control: PageControl | None = None) -
         # A lone surrogate from the page's scripts becomes U+FFFD here, whatever parses it next.
         return PageSnapshot(html=well_formed(str(serialized["html"])), final_url=page.url,
                             status_code=loaded.status_code, title=well_formed(page.title()),
-                            warnings=warnings)
+                            warnings=warnings, validators=document_validators(loaded))
 
     return with_loaded_page(url, wait_time_ms, snapshot, control=control)
+
+
+def document_validators(loaded: LoadedPage) -> Validators:
+    """The ETag and Last-Modified the main document came with."""
+    document = loaded.motion.document
+    return validators_of(document.headers if document is not None else None)

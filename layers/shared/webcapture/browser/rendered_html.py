@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webcapture.browser.page_load import document_validators
 from webcapture.browser.page_session import LoadedPage, with_loaded_page
+from webcapture.fastpath.http_page import NO_VALIDATORS, Validators
 from webcapture.models.requests import ContentRequest
 
 
@@ -17,6 +19,7 @@ class RenderedHtml:
     requested_url: str
     title: str
     warnings: tuple[str, ...] = ()  # page control's (docs/api.md#page-control), for data.warning
+    validators: Validators = NO_VALIDATORS
 
 
 def rendered_html(request: ContentRequest) -> RenderedHtml:
@@ -24,6 +27,6 @@ def rendered_html(request: ContentRequest) -> RenderedHtml:
         page = loaded.page
         return RenderedHtml(html=page.content(), final_url=page.url, status_code=loaded.status_code,
                             requested_url=request.url, title=page.title(),
-                            warnings=tuple(loaded.warnings))
+                            warnings=tuple(loaded.warnings), validators=document_validators(loaded))
 
     return with_loaded_page(request.url, request.waitTime, serialise, control=request)

@@ -167,17 +167,23 @@ def _request(target: Target, sock: socket.socket, headers: dict[str, str]) -> ht
 
 @contextmanager
 def get(url: str, *, deadline: float, headers: dict[str, str] | None = None,
-        max_redirects: int = MAX_REDIRECTS) -> Iterator[Response]:
+        max_redirects: int = MAX_REDIRECTS, origin_headers: dict[str, str] | None = None,
+        ) -> Iterator[Response]:
     """GET `url`, following redirects (each hop judged alone). FetchRefused when a hop is refused,
-    FetchFailed when it cannot be fetched; NavigationTimeout when the deadline passed before a step."""
+    FetchFailed when it cannot be fetched; NavigationTimeout when the deadline passed before a step.
+    `origin_headers` (credentials, cookies) go only to hops on the first URL's origin."""
     sent = {"Accept-Encoding": "identity", **(headers or {})}
     redirects: list[str] = []
     current = url
+    origin: tuple[str, str, int] | None = None
     while True:
         target, checked = _route(current)
+        here = (target.scheme, target.host_text.lower(), target.port)
+        origin = origin or here
+        hop = {**sent, **(origin_headers or {})} if origin_headers and here == origin else sent
         sock = _connect(target, checked, deadline)
         try:
-            answer = _request(target, sock, sent)
+            answer = _request(target, sock, hop)
         except (OSError, http.client.HTTPException) as error:
             sock.close()
             raise FetchFailed(f"{target.host_text}: no valid answer ({_describe(error)})") from None

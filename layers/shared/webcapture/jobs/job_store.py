@@ -37,6 +37,9 @@ FINAL = ("completed", "failed")
 # A result larger than this goes to S3 (a DynamoDB item holds at most 400 KB); the item keeps its key.
 INLINE_RESULT_BYTES = 300_000
 RESULTS_PREFIX = "jobs/"
+# An incremental crawl's counters on its job item, by the names `changes` answers with.
+CHANGE_COUNTERS = {"new": "changesNew", "changed": "changesChanged", "same": "changesSame",
+                   "removed": "changesRemoved"}
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -90,6 +93,8 @@ class Job:
     finished_at: str | None = None
     webhook: dict[str, Any] | None = None
     deliveries: list[dict[str, Any]] = field(default_factory=list)
+    since: str | None = None  # an incremental crawl's earlier crawl (docs/crawl-and-map.md#incremental-crawl)
+    changes: dict[str, int] | None = None  # its new, changed, same and removed pages
 
     @property
     def done(self) -> int:
@@ -126,6 +131,9 @@ class Job:
             finished_at=item.get("finishedAt"),
             webhook=item.get("webhook"),
             deliveries=item.get("deliveries", []),
+            since=item.get("since"),
+            changes=None if "since" not in item else {
+                name: int(item.get(CHANGE_COUNTERS[name], 0)) for name in CHANGE_COUNTERS},
         )
 
 
@@ -143,6 +151,7 @@ class NewJob:
     reserve: int | None = None
     # More items of the job's partition written in the same transaction (a crawl's start URL).
     first_items: tuple[dict[str, Any], ...] = ()
+    since: str | None = None  # an incremental crawl's earlier crawl
 
 
 class AlreadyExists(Exception):
@@ -198,6 +207,8 @@ def create_job(new: NewJob) -> Job:
             job_item["keyHash"] = new.caller.key_hash
         if new.webhook is not None:
             job_item["webhook"] = new.webhook
+        if new.since is not None:
+            job_item["since"] = new.since
         writes: list[Any] = [
             {
                 "Put": {
@@ -371,6 +382,11 @@ class Outcome:
     # answered from the cache (maxAge, docs/cache-and-signed-links.md#cache-and-signed-links): completed, and
     # free
     cached: bool = False
+    # An incremental crawl's page: new, changed or same (same is free, as a cache hit), counted on the job.
+    change: str | None = None
+    # Stored on the result's item beside its body, never answered (the page's validators, for the next
+    # incremental crawl).
+    attributes: dict[str, Any] | None = None
 
     @property
     def refund(self) -> bool:
@@ -410,8 +426,10 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
         "status": outcome.status,
         "finishedAt": now,
         "ttl": ttl,
+        **(outcome.attributes or {}),
         **_result_body(job.job_id, index, outcome),
     }
+    changed = f", {CHANGE_COUNTERS[outcome.change]} :one" if outcome.change else ""
     writes: list[Any] = [
         {
             "Update": {
@@ -433,7 +451,7 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
             "Update": {
                 "TableName": table,
                 "Key": _wire({"pk": _pk(job.job_id), "sk": "job"}),
-                "UpdateExpression": f"ADD {counter} :one, refunded :refund SET updatedAt = :now",
+                "UpdateExpression": f"ADD {counter} :one, refunded :refund{changed} SET updatedAt = :now",
                 "ConditionExpression": "attribute_exists(pk)",
                 "ExpressionAttributeValues": _wire({":one": 1, ":refund": refund, ":now": now}),
             }

@@ -120,4 +120,6 @@ def job_data(job: Job, *, limit: str | None = None, cursor: str | None = None) -
     }
     if job.webhook is not None:
         data["webhook"] = {**job.webhook, "deliveries": job.deliveries}
+    if job.changes is not None:
+        data["since"], data["changes"] = job.since, job.changes
     return data

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
+from webcapture.fastpath.engines import EngineChoice
 from webcapture.models.page_control import PageControl, Selector
 from webcapture.pixel_limits import limit_message, output_px, too_large
 
@@ -128,13 +129,13 @@ class ScreenshotRequest(PageControl):
         return self.base64 or self.screenshotOptions.encoding == "base64"
 
 
-class LinksRequest(PageControl):
+class LinksRequest(PageControl, EngineChoice):
     url: TargetUrl
     includeExternal: bool = True
     waitTime: WaitTime = 0
 
 
-class AiExtractRequest(PageControl):
+class AiExtractRequest(PageControl, EngineChoice):
     url: TargetUrl
     waitTime: WaitTime = 0
     responseType: Literal["json", "text"] = "json"
@@ -159,13 +160,13 @@ class FileDeleteRequest(_Strict):
 
 
 # ---------------------------------------------------------------- more outputs (docs/api.md#more-outputs)
-class MarkdownRequest(PageControl):
+class MarkdownRequest(PageControl, EngineChoice):
     url: TargetUrl
     waitTime: WaitTime = 0
     onlyMainContent: bool = True
 
 
-class ContentRequest(PageControl):
+class ContentRequest(PageControl, EngineChoice):
     url: TargetUrl
     waitTime: WaitTime = 0
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from webcapture.fastpath.engines import ENGINE_DESCRIPTION, Engine, EngineChoice
 from webcapture.models.page_control import PageControl, StrictModel
 from webcapture.models.requests import TargetUrl
 
@@ -23,7 +24,7 @@ PathGlob = Annotated[str, Field(min_length=1, max_length=500, description=(
     "A glob on the URL path: * (no /), ** (any), ? (one character). Never a regular expression: any "
     "other character, . ^ $ [ ] ( ) included, stands for itself"))]
 
-MAX_CRAWL_PAGES = 10_000
+MAX_CRAWL_PAGES = 100_000
 MAX_CRAWL_DEPTH = 20
 
 
@@ -69,8 +70,10 @@ class CrawlWebhook(StrictModel):
         return self
 
 
-class CrawlRequest(PageControl):
+class CrawlRequest(PageControl, EngineChoice):
     url: TargetUrl
+    engine: Annotated[Engine, Field(
+        description=ENGINE_DESCRIPTION + " (auto by default for a crawl)")] = "auto"
     limit: Annotated[int, Field(ge=1, le=MAX_CRAWL_PAGES)] = 100
     maxDepth: Annotated[int, Field(ge=0, le=MAX_CRAWL_DEPTH)] = 5
     includePaths: Annotated[list[PathGlob], Field(max_length=50)] = Field(default_factory=list)
@@ -87,6 +90,10 @@ class CrawlRequest(PageControl):
     extract: CrawlExtract | None = None
     webhook: CrawlWebhook | None = None
     onlyMainContent: bool = True
+    since: Annotated[str, Field(min_length=1, max_length=100, description=(
+        "The jobId of an earlier crawl of yours: pages it completed are fetched conditionally, each result "
+        "says changeStatus new, changed or same (same is free), pages not reached now are listed as removed"
+    ))] | None = None
 
     @model_validator(mode="after")
     def _json_needs_extract(self) -> CrawlRequest:

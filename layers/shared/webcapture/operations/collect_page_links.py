@@ -12,9 +12,12 @@ from typing import Any
 from webcapture import egress
 from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
-from webcapture.browser.links import collect_links
+from webcapture.browser.links import Links, collect_links
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
+from webcapture.fastpath.html_links import html_links
+from webcapture.fastpath.http_page import FetchedPage
+from webcapture.fastpath.page_source import fetched_for
 from webcapture.gc_pause import collection_paused
 from webcapture.metering import metered
 from webcapture.models.requests import LinksRequest
@@ -51,10 +54,17 @@ def _size(urls: list[str], texts: list[str]) -> int:
     return escaped_json_size("".join(urls) + "".join(texts)) + _PER_LINK_OVERHEAD * len(urls)
 
 
+def _links_of(fetched: FetchedPage, request: LinksRequest) -> Links:
+    urls, texts, internal = html_links(fetched.html, fetched.final_url, request.includeExternal)
+    return Links(urls, texts, internal, fetched.final_url, fetched.status_code, request.url, fetched.warnings)
+
+
 def collect_page_links(caller: Caller, request: LinksRequest) -> dict[str, Any]:
     egress.check_target(request.url)  # refused targets cost nothing
     with metered(caller, cost_of(Operation.LINKS)):
-        result = collect_links(request)
+        fetched = fetched_for(request, request.url)
+        engine = "browser" if fetched is None else "http"
+        result = collect_links(request) if fetched is None else _links_of(fetched, request)
     on_page = result.total_links
     returned = _how_many_fit(result.urls, result.texts)
     internal = sum(result.internal[:returned])
@@ -73,6 +83,7 @@ def collect_page_links(caller: Caller, request: LinksRequest) -> dict[str, Any]:
             "truncated": returned < on_page,
             "statusCode": result.status_code,
             "requestedUrl": result.requested_url,
+            "engine": engine,
         },
     }
     if returned < on_page:

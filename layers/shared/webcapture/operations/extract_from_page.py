@@ -11,6 +11,7 @@ from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
 from webcapture.browser.page_load import load_page
 from webcapture.credits import Operation, cost_of
+from webcapture.fastpath.page_source import fetched_for
 from webcapture.metering import metered
 from webcapture.models.requests import AiExtractRequest
 
@@ -23,9 +24,16 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
     # One deadline for the page and the model together, so the answer comes before API Gateway gives up.
     deadline = request_scope.deadline()
     with metered(caller, cost_of(Operation.AI_EXTRACT)):
-        page = load_page(request.url, request.waitTime, request)
-        result = run_extraction(request, page.html, page.final_url, deadline=deadline)
+        fetched = fetched_for(request, request.url)
+        if fetched is None:
+            page = load_page(request.url, request.waitTime, request)
+            html, url, status, warnings = page.html, page.final_url, page.status_code, page.warnings
+            engine = "browser"
+        else:
+            html, url, status = fetched.html, fetched.final_url, fetched.status_code
+            warnings = fetched.warnings
+            engine = "http"
+        result = run_extraction(request, html, url, deadline=deadline)
     data = result.to_data()
-    # docs/actions-and-blocked-pages.md#actions-and-blocked-pages: every output
-    data["metadata"] = {**data["metadata"], "statusCode": page.status_code}
-    return with_warnings(data, page.warnings)
+    data["metadata"] = {**data["metadata"], "statusCode": status, "engine": engine}  # every output says
+    return with_warnings(data, warnings)

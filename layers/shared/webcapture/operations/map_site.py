@@ -49,4 +49,4 @@ def map_site_urls(caller: Caller, request: MapRequest) -> dict[str, Any]:
         warnings.append(f"{len(links)} URLs were found; the first {fitting} are listed, as many as fit in "
                         "one response")
         links = links[:fitting]
-    return with_warnings({"links": links, "total": len(links)}, warnings)
+    return with_warnings({"links": links, "total": len(links), "sources": result.sources}, warnings)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webcapture.answer_warnings import with_warnings
@@ -29,13 +29,16 @@ def fit_text(field: str, text: str, metadata: dict[str, Any], what: str) -> dict
 
 
 def page_text_answer(field: str, text: str, what: str, *, final_url: str, title: str, status_code: int | None,
-                     requested_url: str, warnings: Sequence[str]) -> dict[str, Any]:
-    """The `data` of /markdown and /content: the text under `field`, cut to fit, with the page's metadata."""
+                     requested_url: str, warnings: Sequence[str],
+                     more_metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The `data` of /markdown and /content: the text under `field`, cut to fit, with the page's metadata
+    (and `more_metadata`: the engine that ran, the target's validators)."""
     metadata: dict[str, Any] = {
         "url": final_url,
         "title": title,
         "statusCode": status_code,
         "timestamp": utc_timestamp(),
         "requestedUrl": requested_url,
+        **(more_metadata or {}),
     }
     return with_warnings(fit_text(field, text, metadata, what), warnings)

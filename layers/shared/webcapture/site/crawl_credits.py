@@ -85,4 +85,10 @@ def settle_crawl(job_id: str) -> Job | None:
             return None
     job.status, job.finished_at, job.updated_at = final, now, now
     job.refunded += unused
+    if job.since is not None:
+        from webcapture.site.crawl_changes import list_removed  # only incremental crawls need it
+
+        removed = list_removed(job)
+        if job.changes is not None:
+            job.changes["removed"] = removed
     return job

@@ -25,6 +25,7 @@ from webcapture.models.site_requests import CrawlRequest
 from webcapture.observability import logger
 from webcapture.profiles import store as profiles_store
 from webcapture.site.canonical_urls import canonical_url
+from webcapture.site.crawl_changes import check_since
 from webcapture.site.crawl_credits import settle_crawl
 from webcapture.site.crawl_extract import check_json_format
 from webcapture.site.crawl_messages import PageMessage, send_pages
@@ -54,6 +55,8 @@ def submit_crawl(caller: Caller, payload: Any, idempotency_key: str | None) -> S
     egress.check_target(start)  # refused: 400 URL_NOT_ALLOWED, no job and no credit taken
     if request.profile is not None:  # another user's or a deleted profile: 404, no job, no credit
         profiles_store.owned(caller.user_id, request.profile.id)
+    if request.since is not None:
+        check_since(request.since, caller.user_id)  # 404 NOT_FOUND, nothing reserved
     if request.webhook is not None:
         check_webhook_url(request.webhook.url)
     job_id = str(uuid.uuid4())
@@ -61,7 +64,7 @@ def submit_crawl(caller: Caller, payload: Any, idempotency_key: str | None) -> S
                   "parent": -1, "ttl": int(time.time() + RETENTION.total_seconds())}
     new = NewJob(job_id=job_id, caller=caller, operation=OPERATION, total=1, cost_each=request.page_cost,
                  webhook=_webhook(request), idempotency_pk=once.record_pk, body_hash=once.payload_hash,
-                 reserve=request.reserved_credits, first_items=(start_item,))
+                 reserve=request.reserved_credits, first_items=(start_item,), since=request.since)
     created = create_once(new, "crawl")
     if created.repeated:
         return created

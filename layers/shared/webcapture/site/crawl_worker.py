@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
 from webcapture import egress, metering, request_scope
@@ -43,6 +44,7 @@ from webcapture.observability import logger
 from webcapture.profiles import sessions
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
+from webcapture.site.crawl_changes import EarlierPage, content_hash, earlier_page, page_attributes
 from webcapture.site.crawl_credits import settle_crawl
 from webcapture.site.crawl_extract import extracted
 from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
@@ -63,6 +65,8 @@ SITEMAP_BUDGET_S: Final = 30.0
 ROBOTS_BUDGET_S: Final = 10.0
 # A busy host is waited for in place up to this long; a longer wait is the message sent back, delayed.
 WAIT_IN_PLACE_S: Final = 5.0
+# What a page the earlier crawl completed answers once deleted (docs/crawl-and-map.md#incremental-crawl).
+GONE: Final = (404, 410)
 # The code of a page left out on its own account (a redirect out of scope, robots.txt).
 SKIPPED: Final = "SKIPPED"
 
@@ -188,12 +192,17 @@ def _load(message: PageMessage, request: CrawlRequest,
           budget_ms: float) -> tuple[Outcome, CrawledPage | None]:
     """The page loaded, with its formats: the completed outcome and the page, or a failed one and None."""
     scope = request_scope.RequestScope(str(uuid.uuid4()), time.monotonic() + budget_ms / 1000, None)
+    earlier = None if request.since is None else earlier_page(request.since, message.url)
     with request_scope.scoped(scope), metering.prepaid():
         try:
             # Deleted since the crawl began: the page fails NOT_FOUND before any browser work.
             use = sessions.open_profile(_caller(message), request.profile)
             with metering.metered(_caller(message), 0), sessions.using(use):  # maxConcurrency spans crawls
-                page = crawl_page(message.url, message.depth, request)
+                page = crawl_page(message.url, message.depth, request,
+                                  conditional=None if earlier is None else earlier.validators)
+                same = _same(page, earlier)
+                if same is not None:
+                    return same
                 data = dict(page.data)
                 if page.screenshot is not None:
                     stored = store_image(user_id=message.user_id, page_url=page.final_url,
@@ -209,7 +218,34 @@ def _load(message: PageMessage, request: CrawlRequest,
         warnings.append(not_saved)
     if warnings:
         data["warning"] = " ".join(warnings)
-    return Outcome("completed", data=data), page
+    digest = content_hash(data)
+    attributes = page_attributes(page.validators, digest)
+    if request.since is None:
+        return Outcome("completed", data=data, attributes=attributes), page
+    change = "new" if earlier is None else "changed"
+    return Outcome("completed", data={**data, "changeStatus": change}, change=change,
+                   attributes=attributes), page
+
+
+def _same(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcome, CrawledPage] | None:
+    """An incremental crawl's unchanged page: free, no outputs, `sameAs` the earlier result; its links are
+    the ones the earlier crawl followed from it when the target answered 304 (no body to read them)."""
+    if earlier is None:
+        return None
+    if page.status_code in GONE:
+        # Deleted since the earlier crawl: removed, free, as a page no longer linked is.
+        data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
+                "statusCode": page.status_code, "changeStatus": "removed", "sameAs": earlier.same_as()}
+        return Outcome("completed", data=data, cached=True, change="removed"), page
+    unchanged = earlier.content_hash is not None and earlier.content_hash == content_hash(page.data)
+    if not (page.not_modified or unchanged):
+        return None
+    data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
+            "statusCode": page.status_code, "changeStatus": "same", "sameAs": earlier.same_as()}
+    if page.not_modified:
+        page = replace(page, links=earlier.children())
+    attributes = page_attributes(page.validators, earlier.content_hash or "")
+    return Outcome("completed", data=data, cached=True, change="same", attributes=attributes), page
 
 
 def _sitemap_urls(request: CrawlRequest) -> list[str]:

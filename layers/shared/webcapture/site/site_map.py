@@ -3,7 +3,8 @@ start page.
 
 Sources, in the order the answer lists them: the start URL itself, the URLs of the sitemaps (those named
 by robots.txt `Sitemap:` lines, then `/sitemap.xml`; indexes followed, gzip read), then the links of the
-start page. Each URL is canonicalised, kept when in scope and matching `search`, and listed once (the
+start page; when these give fewer than `limit`, the links of the site's pages, followed over HTTP
+(site.link_walk). Each URL is canonicalised, kept when in scope and matching `search`, and listed once (the
 first time it is met; a start-page link's text becomes the title of a URL the sitemap listed bare).
 
 Everything is fetched over HTTP through the egress guard, nothing with the browser. Every read is bounded:
@@ -22,8 +23,9 @@ from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationFailed, NavigationTimeout, UrlNotAllowed
 from webcapture.site.bounded_body import BoundedBody
 from webcapture.site.canonical_urls import canonical_url, canonical_urls, origin_of
+from webcapture.site.link_walk import WALK_BUDGET_S, Walk, walk_links
 from webcapture.site.page_links import page_links
-from webcapture.site.robots import USER_AGENT, fetch_robots
+from webcapture.site.robots import USER_AGENT, RobotsRules, fetch_robots
 from webcapture.site.scope import Scope
 from webcapture.site.sitemaps import SitemapRefused, read_sitemap
 
@@ -56,6 +58,9 @@ class MapResult:
     links: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     start_status: int | None = None
+    # How many of the URLs came from sitemaps, and how many from links (the start page's and the walk's).
+    sources: dict[str, int] = field(default_factory=dict)
+    pages_walked: int = 0
 
 
 @dataclass
@@ -66,7 +71,9 @@ class _Gathering:
     found: dict[str, str] = field(default_factory=dict)  # canonical URL -> title ("" when none)
     warnings: list[str] = field(default_factory=list)
     sitemap_count: int = 0
+    from_sitemaps: int = 0
     reached: bool = False  # at least one source answered
+    robots: RobotsRules | None = None
     # The start URL's origin and "/": a URL that starts with it is on the site's own host (nearly every
     # sitemap URL), which the scope would only confirm. Empty when a search must look at every URL.
     own_origin: str = ""
@@ -112,6 +119,7 @@ class _Gathering:
                 continue
             found[canonical] = ""
             added.append(url)
+        self.from_sitemaps += len(added)
         return added
 
     @property
@@ -150,7 +158,7 @@ def _read_sitemap(gathering: _Gathering, url: str) -> list[str]:
 
 
 def _gather_sitemaps(gathering: _Gathering, origin: str) -> None:
-    robots = fetch_robots(origin, gathering.deadline)
+    robots = gathering.robots = fetch_robots(origin, gathering.deadline)
     queue: list[tuple[str, int]] = [(url, 0) for url in (*robots.sitemaps, origin + "/sitemap.xml")]
     seen: set[str] = set()
     while queue and not gathering.full:
@@ -221,6 +229,27 @@ def _read_start_page(gathering: _Gathering, url: str) -> tuple[int, str, list[tu
     return response.status, found.title, found.links
 
 
+def _walk(gathering: _Gathering, start: str, start_links: list[str]) -> int:
+    """Follow the site's links over HTTP (site.link_walk) until the map is full or the walk's time is
+    spent; the number of pages read."""
+    if gathering.robots is None:
+        gathering.robots = fetch_robots(origin_of(start), gathering.deadline)
+    robots = gathering.robots
+
+    def in_scope(url: str) -> str | None:
+        canonical = gathering.canonical(url)
+        return canonical if canonical is not None and gathering.scope.allows(canonical) else None
+
+    walk = Walk(canonical_in_scope=in_scope, add=gathering.add, full=lambda: gathering.full,
+                allowed=robots.allowed, deadline=min(gathering.deadline, time.monotonic() + WALK_BUDGET_S))
+    walk.seen.add(start)
+    walk_links(walk, [*start_links, *list(gathering.found)])
+    if not gathering.full and time.monotonic() >= walk.deadline:
+        _warn_once(gathering.warnings, f"The time limit was reached while following the site's links "
+                                       f"({walk.pages_read} pages read); the URLs found so far are listed")
+    return walk.pages_read
+
+
 def map_site(url: str, options: MapOptions, deadline: float) -> MapResult:
     """The site's URLs. UrlNotAllowed when the start page (or its redirect) is refused by the egress
     policy; NavigationFailed when no source could be reached at all."""
@@ -255,6 +284,10 @@ def map_site(url: str, options: MapOptions, deadline: float) -> MapResult:
         if not gathering.reached:
             raise NavigationFailed(f"The site could not be reached: {failure}")
         _warn_once(gathering.warnings, f"The start page could not be read ({failure}); its links are missing")
+    if page is not None and not gathering.full and gathering.time_left():
+        result.pages_walked = _walk(gathering, start, [link for link, _ in page[2]])
+    result.sources = {"sitemaps": gathering.from_sitemaps,
+                      "links": len(gathering.found) - gathering.from_sitemaps}
     result.links = [{"url": link, "title": title} if title else {"url": link}
                     for link, title in gathering.found.items()]
     result.warnings = gathering.warnings

@@ -1,0 +1,67 @@
+"""Whether a request is answered from the page fetched over HTTP, or by the browser
+(docs/fast-path.md#engines).
+
+`fetched_for` is called by each operation before its browser path: it returns the fetched page when the
+request's engine answers from it, None when the browser must run (`engine: browser`, or `auto` and the page
+needs rendering). Nothing from webcapture.browser is imported here: the `http` engine never starts,
+unpacks or waits for Chromium.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+from webcapture import request_scope
+from webcapture.content.bot_walls import detect_wall, signals_from_html
+from webcapture.errors import TargetBlocked, TargetHttpError
+from webcapture.fastpath.engines import RanEngine, browser_only_fields
+from webcapture.fastpath.http_page import FetchedPage, Validators, fetch_page
+from webcapture.fastpath.render_decision import render_reason
+from webcapture.models.page_actions import status_refused
+from webcapture.models.page_control import PageControl
+from webcapture.observability import logger
+
+# What a served document may be for the fast path to read it as a page; anything else (a PDF, an image)
+# is the browser's under `auto`.
+_READABLE: Final = ("html", "xml", "text/")
+
+
+def fetched_for(request: BaseModel, url: str, *, conditional: Validators | None = None) -> FetchedPage | None:
+    """The page over HTTP when `request`'s engine answers from it, else None (the browser's turn).
+    UrlNotAllowed, NavigationFailed, TargetBlocked and TargetHttpError as the browser path raises them."""
+    engine = getattr(request, "engine", "browser")
+    if engine == "browser" or (engine == "auto" and browser_only_fields(request)):
+        return None
+    control = request if isinstance(request, PageControl) else None
+    page = fetch_page(url, deadline=request_scope.deadline(), control=control, conditional=conditional)
+    if page.not_modified:
+        return page
+    if engine == "auto":
+        reason = _render_reason(page)
+        if reason is not None:
+            logger.info("auto engine renders the page", extra={"reason": reason, "url": page.final_url})
+            return None
+    elif not (control is not None and control.allowBlocked):
+        wall = detect_wall(signals_from_html(page.html, page.status_code, page.headers))
+        if wall is not None:
+            raise TargetBlocked(wall.message())
+    if control is not None and status_refused(page.status_code, list(control.failOnStatus)):
+        raise TargetHttpError(f"The target answered HTTP {page.status_code}, which failOnStatus refuses; no "
+                              "credit was taken")
+    return page
+
+
+def _render_reason(page: FetchedPage) -> str | None:
+    content_type = page.content_type.lower()
+    if content_type and not any(kind in content_type for kind in _READABLE):
+        return f"not a text document ({content_type})"
+    return render_reason(page.html, page.status_code, page.headers)
+
+
+def engine_metadata(engine: RanEngine, validators: Validators | None) -> dict[str, Any]:
+    """`metadata.engine`, `metadata.etag` and `metadata.lastModified` (null when the target gave none)."""
+    return {"engine": engine,
+            "etag": None if validators is None else validators.etag,
+            "lastModified": None if validators is None else validators.last_modified}

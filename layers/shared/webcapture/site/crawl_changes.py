@@ -1,0 +1,126 @@
+"""An incremental crawl (docs/crawl-and-map.md#incremental-crawl): each page compared with what an earlier
+crawl of the same user recorded for the same canonical URL.
+
+The earlier page's validators (ETag, Last-Modified) and its content's hash are stored on its result's item
+beside the body (never answered). A page the earlier crawl completed is fetched conditionally; a 304, or
+the same content hash where the target gave no validators, makes it `same`: no outputs, no charge, and
+`sameAs` names the earlier result. A 304 carries no links, so the pages the earlier crawl recorded from it
+are followed instead. Once the crawl has settled, the earlier crawl's pages not reached now are listed as
+results with `status: "removed"`, after the crawl's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+from webcapture.aws import dynamodb_table
+from webcapture.errors import NotFound
+from webcapture.fastpath.http_page import Validators
+from webcapture.jobs import job_store
+from webcapture.jobs.job_store import CHANGE_COUNTERS, RETENTION, Job
+from webcapture.settings import get_settings
+from webcapture.site.crawl_store import claimed_by, job_pk, url_sk
+
+_OUTPUTS: Final = ("markdown", "html", "links")
+
+
+@dataclass(frozen=True)
+class EarlierPage:
+    job_id: str
+    index: int
+    validators: Validators
+    content_hash: str | None
+
+    def same_as(self) -> dict[str, Any]:
+        return {"jobId": self.job_id, "index": self.index}
+
+    def children(self) -> list[str]:
+        """The pages the earlier crawl recorded from this one (what a 304 would have linked to)."""
+        return [claimed.url for claimed in claimed_by(self.job_id, self.index)]
+
+
+def _table() -> Any:
+    return dynamodb_table(get_settings().jobs_table)
+
+
+def check_since(since: str, user_id: str) -> None:
+    """404 NOT_FOUND, before anything is reserved, unless `since` is a crawl of this user still kept."""
+    earlier = job_store.get_job(since)
+    if earlier is None or earlier.user_id != user_id or earlier.operation != "crawl":
+        raise NotFound(f"since: no crawl {since} of yours to compare with (unknown, or expired: crawls are "
+                       "kept 7 days)")
+
+
+def earlier_page(since: str, url: str) -> EarlierPage | None:
+    """What the earlier crawl completed at this canonical URL, or None (not reached, or not completed)."""
+    table = _table()
+    recorded = table.get_item(Key={"pk": job_pk(since), "sk": url_sk(url)}).get("Item")
+    if recorded is None:
+        return None
+    index = int(recorded["index"])
+    result = table.get_item(Key={"pk": job_pk(since), "sk": f"result#{index:05d}"}).get("Item")
+    if result is None or result.get("status") != "completed":
+        return None
+    return EarlierPage(since, index, Validators(result.get("etag"), result.get("lastModified")),
+                       result.get("contentHash"))
+
+
+def content_hash(data: dict[str, Any]) -> str:
+    """The page's outputs' hash: what decides `same` where the target sent no validators."""
+    outputs = {name: data[name] for name in _OUTPUTS if name in data}
+    return hashlib.sha256(json.dumps(outputs, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def page_attributes(validators: Validators, digest: str) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"contentHash": digest}
+    if validators.etag:
+        attributes["etag"] = validators.etag
+    if validators.last_modified:
+        attributes["lastModified"] = validators.last_modified
+    return attributes
+
+
+def _urls(job_id: str) -> dict[str, int]:
+    """Every canonical URL a crawl recorded, with its result's index."""
+    found: dict[str, int] = {}
+    arguments: dict[str, Any] = {
+        "KeyConditionExpression": "pk = :pk AND begins_with(sk, :url)",
+        "ExpressionAttributeValues": {":pk": job_pk(job_id), ":url": "url#"},
+        "ProjectionExpression": "#u, #i", "ExpressionAttributeNames": {"#u": "url", "#i": "index"},
+    }
+    table = _table()
+    while True:
+        answer = table.query(**arguments)
+        found.update({item["url"]: int(item["index"]) for item in answer.get("Items", [])})
+        if "LastEvaluatedKey" not in answer:
+            return found
+        arguments["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+def list_removed(job: Job) -> int:
+    """After the crawl settled: the earlier crawl's pages it did not reach, as `removed` results after its
+    own (indexes from `total` on), and counted in `changes.removed`. Written once: the one call that
+    settles the crawl makes it."""
+    if job.since is None:
+        return 0
+    now = set(_urls(job.job_id))
+    removed = sorted((index, url) for url, index in _urls(job.since).items() if url not in now)
+    if not removed:
+        return 0
+    table = _table()
+    ttl = int(time.time() + RETENTION.total_seconds())
+    with table.batch_writer() as batch:
+        for offset, (index, url) in enumerate(removed):
+            body = {"data": {"url": url, "changeStatus": "removed", "sameAs": {"jobId": job.since,
+                                                                              "index": index}}}
+            batch.put_item(Item={"pk": job_pk(job.job_id), "sk": f"result#{job.total + offset:05d}",
+                                 "index": job.total + offset, "status": "removed", "ttl": ttl,
+                                 "body": json.dumps(body, separators=(",", ":"), ensure_ascii=False)})
+    table.update_item(Key={"pk": job_pk(job.job_id), "sk": "job"},
+                      UpdateExpression=f"ADD {CHANGE_COUNTERS['removed']} :n",
+                      ExpressionAttributeValues={":n": len(removed)})
+    return len(removed)

@@ -1,0 +1,244 @@
+"""`make bench-fast-path`: the fast path against the browser, side by side in one run, over the local API on
+loopback, on a real documentation site (Debian's python3.11-doc: 530 Sphinx pages, no sitemap) served as
+files; written to docs/benchmarks.md.
+
+- A 300-page crawl of the site with `engine: auto` against the same crawl with `engine: browser` (same
+  stack, same containers, in turns): pages per second, and each page's Markdown compared between the two
+  (exactly equal, and a token F1 between them).
+- One warm `markdown` request with `engine: http` against the same with `engine: browser` (medians of
+  --runs, alternated, after one untimed request of each).
+- The memory each takes: the local API's function processes' peak RSS is not separable per request here,
+  so the figure reported is the stack's (see docs/cost.md for how it is used).
+
+    python scripts/bench_fast_path.py [--pages 300] [--runs 9] [--write-docs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import statistics
+import sys
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from scripts.benchmark_docs import write_block  # noqa: E402
+from tests.support.docs_site import PYTHON_DOCS, DocsServer  # noqa: E402
+from tests.support.jobs_client import all_results, wait_until_settled  # noqa: E402
+from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
+
+ADDRESS = "127.0.4.2"
+CRAWL_TARGET = 10.0
+MARKDOWN_TARGET = 0.1
+_WORD = re.compile(r"\w+")
+
+
+def _f1(a: str, b: str) -> float:
+    left, right = Counter(_WORD.findall(a)), Counter(_WORD.findall(b))
+    common = sum((left & right).values())
+    if not left and not right:
+        return 1.0
+    if not common:
+        return 0.0
+    precision, recall = common / sum(right.values()), common / sum(left.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def _crawl(api: LocalApi, url: str, pages: int, engine: str) -> tuple[float, dict[str, str], dict[str, Any]]:
+    started = time.perf_counter()
+    answer = api.call("POST", "/v1/web/crawl", json={"url": url, "limit": pages, "sitemap": "skip",
+                                                     "maxConcurrency": 3, "engine": engine})
+    if answer.status_code != 202:
+        raise RuntimeError(f"crawl refused: {answer.status_code} {answer.text[:300]}")
+    job_id = answer.json()["data"]["jobId"]
+    job = wait_until_settled(api, job_id, give_up_s=3_600)
+    seconds = time.perf_counter() - started
+    markdown = {r["data"]["url"]: r["data"].get("markdown", "") for r in all_results(api, job_id, 100)
+                if "data" in r}
+    engines = Counter(r["data"].get("metadata", {}).get("engine") for r in all_results(api, job_id, 100)
+                      if "data" in r)
+    return seconds, markdown, {"job": job, "engines": dict(engines)}
+
+
+def _markdown_ms(api: LocalApi, url: str, engine: str) -> float:
+    started = time.perf_counter()
+    answer = api.call("POST", "/v1/web/markdown", json={"url": url, "engine": engine})
+    elapsed = (time.perf_counter() - started) * 1000
+    if answer.status_code != 200 or answer.json()["data"]["metadata"]["engine"] != engine:
+        raise RuntimeError(f"markdown {engine}: {answer.status_code} {answer.text[:300]}")
+    return elapsed
+
+
+class _Synthetic(BaseHTTPRequestHandler):
+    """Page n links to pages 2n and 2n+1 (and back to 1): a site of any size, each page ~6 KB."""
+
+    def log_message(self, *_: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        number = int(self.path.strip("/").removeprefix("p").split(".")[0] or "1")
+        links = "".join(f"<a href='/p{n}'>page {n}</a> " for n in (1, 2 * number, 2 * number + 1))
+        text = f"<p>Page {number} of the synthetic site: a paragraph a reader reads. </p>" * 60
+        body = (f"<!doctype html><title>Page {number}</title><nav>{links}</nav><main><h1>Page {number}</h1>"
+                f"{text}</main>").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("ETag", f'"{number}"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+
+def synthetic(pages: int, formats: list[str]) -> str:
+    """The crawl's page work with engine http (webcapture.site.crawl_page: fetch through the egress guard,
+    links, Markdown) for `pages` pages of a synthetic site in one process, timed and measured per thousand.
+    No browser and no local API: what a crawl function spends on each page; the bookkeeping around it is a
+    constant number of DynamoDB and SQS calls per page (docs/crawl-and-map.md#a-crawl-of-100000-pages)."""
+    os.environ["WEBCAPTURE_EGRESS_ALLOW"] = f"{ADDRESS}/32"
+    from webcapture.models.site_requests import CrawlRequest
+    from webcapture.settings import get_settings
+    from webcapture.site.crawl_page import crawl_page
+
+    get_settings.cache_clear()
+    server = ThreadingHTTPServer((ADDRESS, 0), _Synthetic)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://{ADDRESS}:{server.server_address[1]}"
+    request = CrawlRequest.model_validate({"url": origin + "/p1", "engine": "http", "formats": formats})
+    rates: list[float] = []
+    cpu_ms: list[float] = []
+    memory: list[float] = []
+    started, cpu_started = time.perf_counter(), time.process_time()
+    try:
+        for number in range(1, pages + 1):
+            page = crawl_page(f"{origin}/p{number}", 0, request)
+            if not set(formats) <= set(page.data) or page.data["metadata"]["engine"] != "http":
+                raise RuntimeError(f"page {number}: {page.data}")
+            if number % 1000 == 0:
+                now, cpu_now = time.perf_counter(), time.process_time()
+                rates.append(1000 / (now - started))
+                cpu_ms.append(cpu_now - cpu_started)  # seconds per 1,000 = ms per page
+                memory.append(_rss_mb())
+                started, cpu_started = now, cpu_now
+                print(f"pages {number - 999}-{number}: {rates[-1]:.0f} pages/s, "
+                      f"{cpu_ms[-1]:.2f} CPU ms/page, "
+                      f"RSS {memory[-1]:.0f} MB", flush=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    return "\n".join([
+        f"`python scripts/bench_fast_path.py --synthetic {pages} --formats {','.join(formats)}`: the crawl's "
+        "page work with `engine: http` (fetch through the egress guard, the page's links for discovery, "
+        f"the formats {', '.join(formats)}; webcapture.site.crawl_page) for {pages:,} pages of a synthetic "
+        f"site on {ADDRESS}, one process, one page at a time.",
+        "",
+        "| pages | pages/s (wall, shared machine) | CPU ms per page (this process) | CPU-bound pages/s "
+        "| RSS |",
+        "|---|---|---|---|---|",
+        *(f"| {1000 * i + 1:,}-{1000 * (i + 1):,} | {rate:.0f} | {cpu:.2f} | {1000 / cpu:.0f} | {mb:.0f} MB |"
+          for i, (rate, cpu, mb) in enumerate(zip(rates, cpu_ms, memory, strict=True))
+          if i < 3 or i >= len(rates) - 3),
+        "",
+        f"Last thousand against the first: {cpu_ms[0] / cpu_ms[-1]:.2f}x the CPU-bound pages/s "
+        f"(CPU time per page: {cpu_ms[0]:.2f} ms, then {cpu_ms[-1]:.2f} ms; "
+        f"wall {rates[-1] / rates[0]:.2f}x, "
+        "moved by the other work on the machine), "
+        f"{memory[-1] - memory[0]:+.0f} MB RSS (median of all thousands {statistics.median(rates):.0f} "
+        f"pages/s; lowest {min(rates):.0f}, highest {max(rates):.0f}).",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--synthetic", type=int, default=0,
+                        help="instead: the http engine's page work on a synthetic site of this many pages")
+    parser.add_argument("--formats", default="markdown", help="the synthetic crawl's formats")
+    args = parser.parse_args(argv)
+    if args.synthetic:
+        text = synthetic(args.synthetic, args.formats.split(","))
+        print(text)
+        if args.write_docs:
+            write_block("fast-path-synthetic", text)
+        return 0
+    site = DocsServer(PYTHON_DOCS, ADDRESS)
+    stack = start_local_api(
+        {"WEBCAPTURE_EGRESS_ALLOW": f"{ADDRESS}/32", "WEBCAPTURE_WARM_START": "0",
+         "WEBCAPTURE_DEFAULT_MAX_CONCURRENCY": str(args.workers + 1)},
+        demo_credits=-1,
+        extra_args=["--max-containers", str(args.workers), "--parameter",
+                    f"JobsWorkerConcurrency={args.workers}"])
+    start = site.origin + "/index.html"
+    page = site.origin + "/library/functions.html"
+    try:
+        with stack.errors_shown():
+            for engine in ("browser", "http"):
+                _markdown_ms(stack, page, engine)  # untimed: a warm container and browser for each
+            http_ms: list[float] = []
+            browser_ms: list[float] = []
+            for _ in range(args.runs):
+                browser_ms.append(_markdown_ms(stack, page, "browser"))
+                http_ms.append(_markdown_ms(stack, page, "http"))
+            print(f"markdown: browser {statistics.median(browser_ms):.0f} ms, http "
+                  f"{statistics.median(http_ms):.0f} ms", flush=True)
+            auto_s, auto_md, auto_info = _crawl(stack, start, args.pages, "auto")
+            print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}", flush=True)
+            browser_s, browser_md, browser_info = _crawl(stack, start, args.pages, "browser")
+            print(f"crawl browser: {browser_s:.1f} s {browser_info['engines']}", flush=True)
+    finally:
+        stack.stop()
+        site.stop()
+    both = sorted(set(auto_md) & set(browser_md))
+    equal = sum(auto_md[url] == browser_md[url] for url in both)
+    scores = [_f1(browser_md[url], auto_md[url]) for url in both]
+    auto_rate, browser_rate = len(auto_md) / auto_s, len(browser_md) / browser_s
+    http_median, browser_median = statistics.median(http_ms), statistics.median(browser_ms)
+    worst = sorted(zip(scores, both, strict=True))[:3]
+    text = "\n".join([
+        "`make bench-fast-path` (scripts/bench_fast_path.py), over the local API on loopback, on Debian's "
+        f"python3.11-doc (530 Sphinx pages, no sitemap) served as files on {ADDRESS}; {args.workers} "
+        "function containers and queue pollers; the engines in turns within one run.",
+        "",
+        "| what | browser | fast path | ratio | target |",
+        "|---|---|---|---|---|",
+        f"| crawl of {args.pages} pages (`engine: auto` vs `browser`), pages/s | {browser_rate:.2f} "
+        f"({browser_s:.0f} s) | {auto_rate:.2f} ({auto_s:.1f} s) | {auto_rate / browser_rate:.1f}x | "
+        f">= {CRAWL_TARGET:.0f}x |",
+        f"| one warm `markdown` of library/functions.html (`http` vs `browser`), median of {args.runs} | "
+        f"{browser_median:.0f} ms | {http_median:.0f} ms | {http_median / browser_median:.3f}x | "
+        f"<= {MARKDOWN_TARGET}x |",
+        "",
+        f"Markdown of the {len(both)} pages both crawls completed: {equal} exactly equal; token F1 between "
+        f"the two mean {statistics.mean(scores):.4f}, lowest {min(scores):.4f} "
+        f"({', '.join(f'{url.removeprefix(site.origin)} {score:.3f}' for score, url in worst)}). "
+        f"Engines that ran under auto: {auto_info['engines']}.",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work), Python "
+        f"{platform.python_version()}.",
+    ])
+    print(text)
+    if args.write_docs:
+        write_block("fast-path", text)
+        print("wrote docs/benchmarks.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

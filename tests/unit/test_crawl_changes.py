@@ -1,0 +1,106 @@
+"""An incremental crawl in process (moto's DynamoDB and SQS, the crawl worker fed from the queue, a
+loopback site with ETags, the http engine): after one page changed and one was deleted, the crawl with
+`since` reports 1 changed, 1 removed and the rest same, charges only the changed and new pages, and an
+unknown `since` is a 404 before anything is reserved."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from tests.support.fast_pages import FastPageServer
+from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
+from webcapture.auth.caller import Caller
+from webcapture.errors import NotFound
+from webcapture.jobs import job_store
+from webcapture.jobs.job_view import job_data
+from webcapture.settings import get_settings
+from webcapture.site.crawl_submit import submit_crawl
+from webcapture.site.crawl_worker import CrawlWorker
+
+PAGES = 5
+
+
+def _page(number: int, words: str) -> bytes:
+    links = "".join(f"<a href='/p{n}'>page {n}</a>" for n in range(1, PAGES + 1))
+    return (f"<html><title>Page {number}</title><body><nav>{links}</nav><main><h1>Page {number}</h1>"
+            f"<p>{words} " * 20 + "</p></main></body></html>").encode()
+
+
+@pytest.fixture
+def site(crawl_aws: str, settings_env: pytest.MonkeyPatch) -> Iterator[FastPageServer]:  # noqa: F811
+    server = FastPageServer("127.0.0.1")
+    server.pages = {f"/p{n}": (_page(n, f"words of page {n}"), "text/html", f'"p{n}-v1"')
+                    for n in range(1, PAGES + 1)}
+    yield server
+    server.stop()
+
+
+def _drain(queue_url: str) -> None:
+    sqs, worker = boto3.client("sqs"), CrawlWorker()
+    while True:
+        answer = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10,
+                                     AttributeNames=["ApproximateReceiveCount"])
+        messages = answer.get("Messages", [])
+        if not messages:
+            return
+        for message in messages:
+            record = {"eventSource": "aws:sqs", "messageId": message["MessageId"], "body": message["Body"],
+                      "attributes": message.get("Attributes", {})}
+            worker.handle({"Records": [record]}, lambda: 120_000.0)
+            sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+
+def _crawl(caller: Caller, queue_url: str, site: FastPageServer, **more: Any) -> dict[str, Any]:
+    body = {"url": f"http://127.0.0.1:{site.port}/p1", "limit": 20, "engine": "http", "sitemap": "skip",
+            "respectRobotsTxt": False, **more}
+    submitted = submit_crawl(caller, body, None)
+    _drain(queue_url)
+    job = job_store.get_job(submitted.job.job_id)
+    assert job is not None
+    return job_data(job, limit="100")
+
+
+def test_a_recrawl_reports_what_changed_and_charges_only_that(site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
+    caller, key_hash = _caller(1000)
+    first = _crawl(caller, crawl_aws, site)
+    assert first["status"] == "completed" and first["completed"] == PAGES
+    assert all(r["data"]["metadata"]["etag"] for r in first["results"])
+    spent = 1000 - _remaining(key_hash)
+    assert spent == PAGES
+
+    site.pages["/p2"] = (_page(2, "new words on page 2"), "text/html", '"p2-v2"')
+    del site.pages["/p5"]
+    site.requests.clear()
+    before = _remaining(key_hash)
+    again = _crawl(caller, crawl_aws, site, since=first["jobId"])
+    statuses = {r["data"]["url"].rsplit("/", 1)[1]: r["data"].get("changeStatus") for r in again["results"]
+                if "data" in r}
+    assert statuses == {"p1": "same", "p2": "changed", "p3": "same", "p4": "same", "p5": "removed"}
+    assert again["changes"] == {"new": 0, "changed": 1, "same": 3, "removed": 1}
+    same = next(r for r in again["results"] if r["data"].get("changeStatus") == "same")
+    assert "markdown" not in same["data"] and same["data"]["sameAs"]["jobId"] == first["jobId"]
+    assert before - _remaining(key_hash) == 1  # the changed page only: same pages and the removed are free
+    assert again["creditsCost"] == 1
+    asked = [headers.get("If-None-Match") for path, headers in site.requests if path == "/p3"]
+    assert asked == ['"p3-v1"']  # fetched conditionally, answered 304
+
+
+    # A page the crawl no longer reaches (left out by excludePaths here) is listed after the crawl.
+    third = _crawl(caller, crawl_aws, site, since=first["jobId"], excludePaths=["/p4"])
+    after = [r for r in third["results"] if r["status"] == "removed"]
+    assert [r["data"]["url"].rsplit("/", 1)[1] for r in after] == ["p4"]
+    assert after[0]["index"] >= third["total"] and third["changes"]["removed"] == 2  # p4 and the deleted p5
+
+
+def test_an_unknown_since_is_a_404_and_reserves_nothing(crawl_aws: str) -> None:  # noqa: F811
+    caller, key_hash = _caller(100)
+    with pytest.raises(NotFound):
+        submit_crawl(caller, {"url": "http://127.0.0.1:9/", "since": "no-such-job"}, None)
+    other, _ = _caller(100)
+    assert _remaining(key_hash) == 100
+    del other
+    assert get_settings().jobs_table

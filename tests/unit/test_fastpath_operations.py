@@ -1,0 +1,152 @@
+"""The http and auto engines through the operations (metering against moto, the egress guard, the loopback
+page server): the same answers' shape with `metadata.engine` and the target's validators, the 422 for a
+browser-only field, and no browser ever started or waited for on the http path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.egress_resolvers import MapResolver
+from tests.support.egress_servers import Servers
+from tests.support.fast_pages import FastPageServer
+from webcapture.auth import api_keys
+from webcapture.auth.caller import Caller
+from webcapture.browser import lifecycle
+from webcapture.errors import RequestValidationError, TargetHttpError
+from webcapture.models.requests import ContentRequest, LinksRequest, MarkdownRequest
+from webcapture.models.site_requests import CrawlRequest
+from webcapture.operations.collect_page_links import collect_page_links
+from webcapture.operations.page_markdown import page_markdown
+from webcapture.operations.rendered_content import page_content
+from webcapture.validation import validate_request
+
+pytest_plugins = ["tests.support.egress_fixtures"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def site(egress_allow_public: None, egress_dns: MapResolver, egress_servers: Servers) -> Iterator[FastPageServer]:
+    server = FastPageServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def no_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise AssertionError("the http engine reached for the browser")
+
+    monkeypatch.setattr(lifecycle, "host", refuse)
+
+
+@pytest.fixture
+def caller(aws_resources: None) -> Caller:
+    _, record = api_keys.create_key("user-1", "k", remaining=20)
+    return Caller(user_id=record.user_id, kind="api_key", key_id=record.id, key_hash=record.key_hash)
+
+
+def test_markdown_over_http_is_the_page_with_its_engine_and_validators(
+        site: FastPageServer, caller: Caller, no_browser: None) -> None:
+    request = MarkdownRequest.model_validate({"url": f"http://public.test:{site.port}/page?coding=br",
+                                              "engine": "http"})
+    data = page_markdown(caller, request)
+    assert "every word a reader sees" in data["markdown"] and "[A]" not in data["markdown"]
+    metadata = data["metadata"]
+    assert metadata["engine"] == "http" and metadata["statusCode"] == 200 and metadata["title"] == "Fast page"
+    assert metadata["etag"] == '"v1"' and metadata["lastModified"] == "Wed, 21 Oct 2026 07:28:00 GMT"
+    whole = page_markdown(caller, request.model_copy(update={"onlyMainContent": False}))
+    assert "[A]" in whole["markdown"]
+
+
+def test_auto_answers_a_static_page_without_the_browser(site: FastPageServer, caller: Caller,
+                                                        no_browser: None) -> None:
+    request = MarkdownRequest.model_validate({"url": f"http://public.test:{site.port}/page", "engine": "auto"})
+    assert page_markdown(caller, request)["metadata"]["engine"] == "http"
+
+
+def test_content_and_links_over_http(site: FastPageServer, caller: Caller, no_browser: None) -> None:
+    url = f"http://public.test:{site.port}/page?coding=gzip"
+    content = page_content(caller, ContentRequest.model_validate({"url": url, "engine": "http"}))
+    assert content["html"].startswith("<!doctype html>") and content["metadata"]["engine"] == "http"
+    links = collect_page_links(caller, LinksRequest.model_validate({"url": url, "engine": "http"}))
+    assert [link["url"] for link in links["links"]] == [
+        f"http://public.test:{site.port}/a", f"http://public.test:{site.port}/b", "https://other.test/c"]
+    assert links["metadata"]["internalLinks"] == 2 and links["metadata"]["engine"] == "http"
+    inside = collect_page_links(caller, LinksRequest.model_validate({"url": url, "engine": "http",
+                                                                     "includeExternal": False}))
+    assert inside["metadata"]["totalLinks"] == 2
+
+
+def test_fail_on_status_applies_over_http(site: FastPageServer, caller: Caller, no_browser: None) -> None:
+    request = MarkdownRequest.model_validate({"url": f"http://public.test:{site.port}/missing",
+                                              "engine": "http", "failOnStatus": [404]})
+    with pytest.raises(TargetHttpError):
+        page_markdown(caller, request)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("actions", [{"type": "click", "selector": "#more"}]), ("waitForSelector", "#ready"), ("scrollPage", True),
+    ("hideSelectors", [".ad"]), ("blockCookieBanners", True), ("device", "iPhone 15 Pro"),
+    ("colorScheme", "dark"), ("addStyleTag", [{"content": "body{}"}]),
+    ("addScriptTag", [{"content": "1"}]), ("waitUntil", "networkidle0"),
+])
+def test_a_browser_only_field_with_http_is_a_422_naming_it(field: str, value: Any) -> None:
+    with pytest.raises(RequestValidationError) as refused:
+        validate_request(MarkdownRequest, {"url": "https://example.com/", "engine": "http", field: value})
+    (issue,) = refused.value.issues
+    assert issue["code"] == "custom" and issue["path"] == [field] and "needs a browser" in issue["message"]
+    # auto and browser take it (auto renders)
+    for engine in ("auto", "browser"):
+        validate_request(MarkdownRequest, {"url": "https://example.com/", "engine": engine, field: value})
+
+
+def test_a_crawl_defaults_to_auto_and_refuses_screenshots_over_http() -> None:
+    assert validate_request(CrawlRequest, {"url": "https://example.com/"}).engine == "auto"
+    assert validate_request(MarkdownRequest, {"url": "https://example.com/"}).engine == "browser"
+    with pytest.raises(RequestValidationError) as refused:
+        validate_request(CrawlRequest, {"url": "https://example.com/", "engine": "http",
+                                        "formats": ["markdown", "screenshot"]})
+    assert refused.value.issues[0]["path"] == ["formats"]
+    assert validate_request(CrawlRequest, {"url": "https://example.com/", "limit": 100_000}).limit == 100_000
+
+
+def test_an_http_answer_never_imports_or_launches_the_browser() -> None:
+    """In a fresh interpreter: the fast path's modules and an http answer leave Playwright and the browser
+    lifecycle unimported, so nothing could have unpacked or launched Chromium."""
+    script = textwrap.dedent("""
+        import sys, threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from webcapture.fastpath.page_source import fetched_for
+        from webcapture.fastpath.answers import fetched_markdown
+        from webcapture.models.requests import MarkdownRequest
+
+        class H(BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b"<title>t</title><main><p>" + b"static words " * 50 + b"</p></main>"
+                self.send_response(200); self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+            def log_message(self, *a): pass
+
+        server = ThreadingHTTPServer(("127.0.0.2", 0), H)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        request = MarkdownRequest.model_validate({"url": f"http://127.0.0.2:{server.server_address[1]}/",
+                                                  "engine": "http"})
+        page = fetched_for(request, request.url)
+        answer = fetched_markdown(page, request)
+        assert "static words" in answer["markdown"], answer
+        loaded = sorted(m for m in sys.modules if m.startswith(("playwright", "webcapture.browser",
+                                                                "webcapture.warm_start")))
+        print("LOADED", loaded)
+    """)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{REPO / 'layers' / 'shared'}",
+           "WEBCAPTURE_EGRESS_ALLOW": "127.0.0.2/32", "AWS_DEFAULT_REGION": "us-east-1"}
+    ran = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert "LOADED []" in ran.stdout, ran.stdout
