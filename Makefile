@@ -81,6 +81,12 @@ load: install
 soak: install
 	$(BIN)/python scripts/soak.py --write-docs docs/benchmarks.md $(SOAK_ARGS)
 
+# Page-control globs: the linear matcher against Playwright's regular expression on the backtracking probe,
+# and the matcher alone on ever longer URLs, into docs/benchmarks.md.
+.PHONY: bench-globs
+bench-globs: install
+	$(BIN)/python scripts/bench_globs.py --write-docs $(ARGS)
+
 # Main-content extractors scored and timed on benchmarks/main-content (READABILITY_JS=<path> adds
 # Readability.js); `--write-docs` updates docs/benchmarks.md.
 .PHONY: bench-main-content

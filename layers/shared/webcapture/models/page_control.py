@@ -15,9 +15,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from webcapture.glob_match import MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS
 from webcapture.models.cache_control import MaxAge
 from webcapture.models.devices import device_names
 from webcapture.models.page_actions import TargetHandling
+from webcapture.url_globs import GlobRefused, check_url_glob
 
 MAX_WAIT_FOR_SELECTOR_MS = 25_000
 
@@ -67,6 +69,13 @@ def _check_field_value(value: str) -> str:
     return value
 
 
+def _check_url_glob(glob: str) -> str:
+    try:
+        return check_url_glob(glob)
+    except GlobRefused as refused:
+        raise PydanticCustomError("custom", f"Not a glob this service reads: {refused}") from None
+
+
 def _check_timezone(name: str) -> str:
     if name not in _time_zones():
         raise PydanticCustomError("custom", "Unknown IANA time zone")
@@ -96,7 +105,9 @@ def _selector_as_options(value: Any) -> Any:
 HeaderName = Annotated[str, AfterValidator(_check_header_name)]
 HeaderValue = Annotated[str, Field(max_length=2000), AfterValidator(_check_field_value)]
 UserAgent = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_check_field_value)]
-GlobPattern = Annotated[str, Field(min_length=1, max_length=500)]
+GlobPattern = Annotated[str, Field(min_length=1, max_length=MAX_GLOB_LENGTH, description=(
+    f"A Playwright URL glob: * (no /), ** (any), {{a,b}}; at most {MAX_GLOB_WILDCARDS} wildcards")),
+    AfterValidator(_check_url_glob)]
 ResourceType = Literal[
     "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "eventsource", "manifest",
     "other",
