@@ -23,6 +23,7 @@ from tests.support.sample_site import (
 from webcapture.errors import NavigationFailed, UrlNotAllowed
 from webcapture.settings import get_settings
 from webcapture.site.site_map import MAX_SITEMAP_BYTES, MapOptions, map_site
+from webcapture.site.sitemaps import MAX_ELEMENTS
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +150,20 @@ def test_a_gzip_bomb_gives_a_bounded_partial_answer() -> None:
     assert _urls(result.links) == [f"http://{BOMB_ADDRESS}/", f"http://{BOMB_ADDRESS}/a.html"]
     assert any(f"larger than {MAX_SITEMAP_BYTES // 2**20} MB" in warning for warning in result.warnings)
     assert grown_mb < 100  # 1 GB inflated, read in pieces: a few MB at most were ever held
+
+
+def test_a_nested_sitemap_bomb_is_stopped_with_a_warning_in_little_memory() -> None:
+    # One entry of four million children: freed as read, at any depth, and stopped at the element bound.
+    server = SiteServer(bomb_routes("nested"), BOMB_ADDRESS)
+    try:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        result = map_site(f"http://{BOMB_ADDRESS}/", MapOptions(), _deadline(60))
+        grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    finally:
+        server.stop()
+    assert _urls(result.links) == [f"http://{BOMB_ADDRESS}/", f"http://{BOMB_ADDRESS}/a.html"]
+    assert any(f"more than {MAX_ELEMENTS:,} XML elements" in warning for warning in result.warnings)
+    assert grown_mb < 50
 
 
 def test_a_billion_laughs_sitemap_is_refused() -> None:
