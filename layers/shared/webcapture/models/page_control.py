@@ -206,7 +206,8 @@ class InjectedTag(StrictModel):
     def _content_or_url(self) -> InjectedTag:
         if (self.content is None) == (self.url is None):
             raise PydanticCustomError("custom", "Give either content or url")
-        if self.url is not None and not re.match(r"^https?://[^\s/]", self.url, re.IGNORECASE):
+        if self.url is not None and (not re.match(r"^https?://[^\s/]", self.url, re.IGNORECASE)
+                                     or re.search(r"[\x00-\x1f\x7f-\x9f]", self.url)):
             raise PydanticCustomError("invalid_url", "Invalid url", {"field": "url"})
         return self
 
