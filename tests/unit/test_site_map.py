@@ -16,6 +16,7 @@ from tests.support.sample_site import (
     BOMB_ADDRESS,
     OTHER_ADDRESS,
     SITE_ADDRESS,
+    Route,
     SampleSite,
     SiteServer,
     bomb_routes,
@@ -164,6 +165,20 @@ def test_a_nested_sitemap_bomb_is_stopped_with_a_warning_in_little_memory() -> N
     assert _urls(result.links) == [f"http://{BOMB_ADDRESS}/", f"http://{BOMB_ADDRESS}/a.html"]
     assert any(f"more than {MAX_ELEMENTS:,} XML elements" in warning for warning in result.warnings)
     assert grown_mb < 50
+
+
+def test_a_sitemap_on_a_closed_port_is_warned_about_in_our_words() -> None:
+    # robots.txt may name any host and port: the warning must not turn map into a port scanner's report.
+    robots = Route(body=f"Sitemap: http://{BOMB_ADDRESS}:1/closed.xml\n".encode(),
+                   headers=(("Content-Type", "text/plain"),))
+    server = SiteServer({**bomb_routes("laughs"), "/robots.txt": robots}, BOMB_ADDRESS)
+    try:
+        result = map_site(f"http://{BOMB_ADDRESS}/", MapOptions(), _deadline())
+    finally:
+        server.stop()
+    [warning] = [text for text in result.warnings if "closed.xml" in text]
+    assert warning.endswith("could not be read completely (could not connect (connection refused))")
+    assert "Errno" not in " ".join(result.warnings)
 
 
 def test_a_billion_laughs_sitemap_is_refused() -> None:
