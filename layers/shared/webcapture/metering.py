@@ -242,8 +242,10 @@ def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
     try:
         try:
             yield reservation
-        except BaseException:
-            _refund_quietly(reservation)
+        except BaseException as failure:
+            # An error marked not refundable is work done (a model that answered, twice, off-format).
+            if getattr(failure, "refundable", True):
+                _refund_quietly(reservation)
             raise
         if request_scope.gateway_gave_up():
             logger.warning("finished after API Gateway's timeout; the caller got a 504, refunding")
