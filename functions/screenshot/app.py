@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler import Response
 from webcapture.api import create_resolver, current_caller, entry_point, request_body
 from webcapture.cached_responses import cached_response, file_form
 from webcapture.credits import Operation
+from webcapture.errors import InvalidSignature, Unauthorized
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
@@ -41,8 +42,12 @@ def screenshot() -> Response[Any]:
 @tracer.capture_method
 def signed_screenshot() -> Response[Any]:
     caller, request = signed_request(single_values(app.current_event.raw_event))
-    response = cached_response(app, caller, Operation.SCREENSHOT, request,
-                               lambda: capture_signed_screenshot(caller, request), form="bytes")
+    try:
+        response = cached_response(app, caller, Operation.SCREENSHOT, request,
+                                   lambda: capture_signed_screenshot(caller, request), form="bytes")
+    except Unauthorized:
+        # A cached image of a signer whose key was disabled or deleted since: the link no longer holds.
+        raise InvalidSignature() from None
     # For CloudFront and browsers: the same link is the same image for as long as the cache keeps it.
     response.headers["Cache-Control"] = f"public, max-age={request.maxAge}"
     return response
