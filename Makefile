@@ -108,6 +108,13 @@ soak: install
 bench-docs: $(STAMP)
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r benchmarks/docs/requirements.txt
 	$(BIN)/python scripts/bench_docs.py --write-docs $(ARGS)
+
+# Page-control globs: the linear matcher against Playwright's regular expression on the backtracking probe,
+# and the matcher alone on ever longer URLs, into docs/benchmarks.md.
+.PHONY: bench-globs
+bench-globs: install
+	$(BIN)/python scripts/bench_globs.py --write-docs $(ARGS)
+
 # Main-content extractors scored and timed on benchmarks/main-content (READABILITY_JS=<path> adds
 # Readability.js); `--write-docs` updates docs/benchmarks.md.
 .PHONY: bench-main-content

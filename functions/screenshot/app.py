@@ -15,6 +15,7 @@ from webcapture.credits import Operation
 from webcapture.edge.lambda_entry import entry_point
 from webcapture.edge.middleware import create_resolver
 from webcapture.edge.requests import current_caller, request_body
+from webcapture.errors import InvalidSignature, Unauthorized
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.observability import tracer
@@ -43,8 +44,12 @@ def screenshot() -> Response[Any]:
 @tracer.capture_method
 def signed_screenshot() -> Response[Any]:
     caller, request = signed_request(single_values(app.current_event.raw_event))
-    response = cached_response(app, caller, Operation.SCREENSHOT, request,
-                               lambda: capture_signed_screenshot(caller, request), form="bytes")
+    try:
+        response = cached_response(app, caller, Operation.SCREENSHOT, request,
+                                   lambda: capture_signed_screenshot(caller, request), form="bytes")
+    except Unauthorized:
+        # A cached image of a signer whose key was disabled or deleted since: the link no longer holds.
+        raise InvalidSignature() from None
     # For CloudFront and browsers: the same link is the same image for as long as the cache keeps it.
     response.headers["Cache-Control"] = f"public, max-age={request.maxAge}"
     return response

@@ -97,3 +97,49 @@ def test_bad_input_is_422_and_never_calls_the_model(local_api: LocalApi, fake_op
     assert response.status_code == 422, response.text
     assert [issue["path"] for issue in response.json()["error"]["issues"]] == [path]
     assert fake_openai.requests == []
+
+
+BAD_SCHEMAS = {
+    "self-reference": {"$ref": "#"},
+    "cycle": {"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}},
+    "mutual-defs": {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}},
+                    "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}},
+    "unresolved-ref": {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}},
+    "dynamic-ref": {"type": "object", "properties": {"a": {"$dynamicRef": "#meta"}}},
+}
+
+
+@pytest.mark.parametrize("schema", BAD_SCHEMAS.values(), ids=BAD_SCHEMAS.keys())
+def test_a_schema_no_answer_can_be_checked_against_is_422_before_any_provider_call(
+        local_api: LocalApi, fake_openai: FakeOpenAI, schema: dict[str, Any]) -> None:
+    response = local_api.call("POST", "/v1/web/ai-extract", json={
+        "url": get_server().url("/product.html"), "prompt": "p",
+        "response_format": {"type": "json_schema", "schema": schema}})
+    assert response.status_code == 422, response.text
+    [issue] = response.json()["error"]["issues"]
+    assert issue["path"] == ["response_format"] and " at /" in issue["message"]
+    assert fake_openai.requests == []
+
+
+def test_an_impossible_schema_is_charged_once_and_says_so(stack_aws: LocalApi, fake_openai: FakeOpenAI) -> None:
+    # The model answered twice, off the schema both times: its work was done, so the credits are kept.
+    key, _ = api_keys.create_key("ai-user", "k", remaining=10)
+    fake_openai.script(json_completion({"a": "something"}), json_completion({"a": "something else"}))
+    response = stack_aws.call("POST", "/v1/web/ai-extract", key=key, json={
+        "url": get_server().url("/product.html"), "prompt": "p",
+        "response_format": {"type": "json_schema", "schema": {
+            "type": "object", "properties": {"a": {"const": "never-produced"}}, "required": ["a"]}}})
+    body = assert_envelope_error(response, 502, "AI_PROVIDER_ERROR")
+    assert "after one retry" in body["error"]["message"] and "charged" in body["error"]["message"]
+    assert len(fake_openai.requests) == 2
+    record = api_keys.find_by_key(key)
+    assert record is not None and record.public()["remaining"] == 5
+
+
+def test_the_provider_s_error_text_never_reaches_the_caller(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(error(503, "upstream connect error: internal host ai-backend-7.corp:8443 [Errno 111]"))
+    response = local_api.call("POST", "/v1/web/ai-extract", json={
+        "url": get_server().url("/product.html"), "prompt": "p"})
+    body = assert_envelope_error(response, 502, "AI_PROVIDER_ERROR")
+    assert body["error"]["message"] == "The AI provider answered 503"
+    assert "ai-backend-7" not in response.text and "Errno" not in response.text

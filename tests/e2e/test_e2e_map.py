@@ -6,11 +6,14 @@ The API runs with only the site's addresses allowed, so 127.0.0.1 is as internal
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +29,7 @@ from tests.support.sample_site import (
     SiteServer,
     bomb_routes,
 )
+from webcapture.browser.launch import processes
 
 CREDITS = 100
 
@@ -140,6 +144,37 @@ def test_sitemap_bombs_give_a_bounded_partial_answer(api: LocalApi, kind: str, u
     assert [link["url"] for link in body["data"]["links"]] == [f"http://{BOMB_ADDRESS}/",
                                                               f"http://{BOMB_ADDRESS}/a.html"]
     assert "sitemap" in body["data"]["warning"]
+
+
+def _tree_peak_mb(root: int) -> float:
+    """The peak resident memory (VmHWM) of the local API and everything it started, added up, in MB."""
+    pids, total_kb = [root], 0
+    while pids:
+        pid = pids.pop()
+        pids.extend(processes.children(pid))
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{pid}/status").read_text()
+            total_kb += next((int(line.split()[1]) for line in status.splitlines()
+                              if line.startswith("VmHWM:")), 0)
+    return total_kb / 1024
+
+
+def test_a_nested_sitemap_bomb_is_stopped_in_time_and_in_little_memory(api: LocalApi, untouched: None) -> None:
+    # robots.txt names /nest.xml.gz: one <url> of four million children (16 MB inflated), which took a map
+    # function from 157 MB to 807 MB. Every process the answer needs is up before the peak is read.
+    server = SiteServer(bomb_routes("nested"), BOMB_ADDRESS)
+    try:
+        assert_success(map_site(api, {"url": f"http://{BOMB_ADDRESS}/", "sitemap": "skip"}), 1)
+        before = _tree_peak_mb(api.process.pid)
+        start = time.monotonic()
+        body = assert_success(map_site(api, {"url": f"http://{BOMB_ADDRESS}/"}), 1)
+        took = time.monotonic() - start
+        grown = _tree_peak_mb(api.process.pid) - before
+    finally:
+        server.stop()
+    assert "XML elements" in body["data"]["warning"]
+    assert took < 10, took
+    assert grown < 100, grown
 
 
 def webcapture_map(api: LocalApi, *args: str) -> subprocess.CompletedProcess[str]:

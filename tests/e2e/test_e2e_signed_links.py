@@ -157,3 +157,38 @@ def test_cli_prints_a_link_that_renders(signer: Signer) -> None:
     response = requests.get(link, timeout=60)
     assert response.status_code == 200, response.text[:300]
     assert png_size(response.content) == (330, 220)
+
+
+def _disable(key: str) -> None:
+    record = api_keys.find_by_key(key)
+    assert record is not None
+    api_keys.set_enabled(record, False)
+
+
+def test_a_cached_answer_never_outlives_its_key(signer: Signer) -> None:
+    # Cached for 30 days, fetched once: once the key is disabled, neither the link nor the same POST's
+    # maxAge hit answers (the hit checks the key in the write that counts the request).
+    body = shot(maxAge=2_592_000)
+    link = signer.link(body)
+    assert requests.get(link, timeout=60).headers["X-Cache"] == "MISS"
+    assert requests.get(link, timeout=60).headers["X-Cache"] == "HIT"
+    posted = signer.api.call("POST", "/v1/web/screenshot", key=signer.key, json=body)
+    assert posted.status_code == 200 and posted.headers["X-Cache"] == "HIT"
+    _disable(signer.key)
+    assert_refused(requests.get(link, timeout=60))
+    # Through the gateway's cached authorizer answer (up to 60 s), the function itself refuses the hit.
+    refused = signer.api.call("POST", "/v1/web/screenshot", key=signer.key, json=body)
+    assert_envelope_error(refused, 401, "UNAUTHORIZED")
+    assert "X-Cache" not in refused.headers
+
+
+def test_links_are_charged_to_the_last_key_that_fetched_the_secret(signer: Signer) -> None:
+    second, _ = api_keys.create_key(signer.user, "second", remaining=20)
+    fetched = assert_success(signer.api.call("GET", "/v1/signing/secret", key=second), 0)["data"]
+    assert fetched["secret"] == signer.secret
+    assert requests.get(signer.link(shot(waitTime=1)), timeout=60).status_code == 200
+    assert (remaining(signer.key), remaining(second)) == (20, 19)
+    # The other key of the same user disabled: the links, charged to this one, still hold.
+    _disable(signer.key)
+    assert requests.get(signer.link(shot(waitTime=2)), timeout=60).status_code == 200
+    assert remaining(second) == 18

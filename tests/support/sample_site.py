@@ -228,9 +228,10 @@ class SiteServer:
 
 def gzip_bomb(inflated_mb: int = 1024) -> Callable[[], Iterable[bytes]]:
     """A sitemap that inflates to `inflated_mb` MB of valid-looking XML (one URL over and over), sent as
-    gzip members: one opening `<urlset>`, then the same 1 MB member again and again (about 3 KB each)."""
+    gzip members: one opening `<urlset>`, then the same 1 MB member again and again (about 3 KB each). The
+    URL is long (1 KB), so the byte limit is what stops it, not the count of elements."""
     head = gzip.compress(b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')
-    entry = b"<url><loc>http://bomb.test/same-page</loc></url>"
+    entry = b"<url><loc>http://bomb.test/same-page-" + b"x" * 1000 + b"</loc></url>"
     member = gzip.compress(entry * (2**20 // len(entry)), compresslevel=9)
 
     def pieces() -> Iterable[bytes]:
@@ -249,9 +250,21 @@ BILLION_LAUGHS = (
 ).encode()
 
 
+def nested_bomb(children: int = 4_194_304) -> bytes:
+    """One `<url>` whose `<loc>` is followed by millions of empty children (16 MB inflated), gzipped: the
+    entry never ends, so a reader that frees finished entries only holds it all."""
+    head = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://bomb.test/</loc>'
+    return gzip.compress(head + b"<a/>" * children + b"</url></urlset>", compresslevel=9)
+
+
 def bomb_routes(kind: str) -> dict[str, Route]:
-    """A site whose only sitemap (/sitemap.xml) is a bomb: `gzip` (1 GB inflated) or `laughs`."""
+    """A site whose only sitemap is a bomb: `gzip` (1 GB inflated), `laughs`, or `nested` (/nest.xml.gz,
+    named by robots.txt, one entry of four million children)."""
     home = _html("Bombed", [("/a.html", "A")])
+    if kind == "nested":
+        return {"/": home, "/robots.txt": Route(body=f"Sitemap: http://{BOMB_ADDRESS}/nest.xml.gz\n".encode(),
+                                                                headers=(("Content-Type", "text/plain"),)),
+                "/nest.xml.gz": Route(body=nested_bomb(), headers=(("Content-Type", "application/gzip"),))}
     if kind == "gzip":
         sitemap = Route(body=gzip_bomb(), headers=(("Content-Type", "application/gzip"),))
     else:

@@ -8,6 +8,7 @@ import pytest
 
 from webcapture.ai.response_format import (
     OutputSpec,
+    check_json_schema,
     normalize_response_format,
     strict_problems,
     validate_ai_request,
@@ -254,3 +255,26 @@ def test_validate_ai_request_checks_before_any_page_is_loaded() -> None:
     assert validate_ai_request(good).mode == "json_object"
     text = AiExtractRequest.model_validate({"url": "https://e.example/", "responseType": "text"})
     assert validate_ai_request(text).mode == "text"
+
+
+@pytest.mark.parametrize(("schema", "words"), [
+    ({"$ref": "#"}, "The schema at / refers back to itself"),
+    ({"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}}, "at /properties/a refers back"),
+    ({"type": "object", "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/b"}]}, "b": {"not": {"$ref": "#/$defs/a"}}},
+      "properties": {"x": {"$ref": "#/$defs/a"}}}, "(a $ref cycle)"),
+    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/none"}}}, "at /properties/a does not resolve"),
+    ({"type": "object", "properties": {"a": {"$dynamicRef": "#m"}}}, "$dynamicRef at /properties/a is not supported"),
+    ({"type": "object", "properties": {"a": {"$ref": "#/required"}}, "required": []}, "does not name a schema"),
+])
+def test_schemas_no_answer_could_be_checked_against_are_422_naming_the_place(
+        schema: dict[str, Any], words: str) -> None:
+    with pytest.raises(RequestValidationError) as caught:
+        check_json_schema(schema)
+    assert words in caught.value.issues[0]["message"]
+
+
+def test_recursive_schemas_that_reach_into_the_data_are_accepted() -> None:
+    check_json_schema({"type": "object", "properties": {
+        "name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#"}}}})
+    check_json_schema({"type": "object", "properties": {"list": {"$ref": "#/$defs/node"}},
+                       "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}}})

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from webcapture.edge.requests import raw_body
-from webcapture.errors import InvalidJson, RequestValidationError
+from webcapture.errors import InvalidJson, PayloadTooLarge, RequestValidationError
 from webcapture.models.requests import AiExtractRequest, LinksRequest, ScreenshotRequest
 from webcapture.validation import MAX_JSON_DEPTH, parse_json_body, validate_request
 
@@ -72,3 +72,24 @@ def test_port_outside_1_to_65535_is_an_invalid_url(model: Any, url: str) -> None
 @pytest.mark.parametrize("url", ["http://example.com:1/", "https://example.com:65535/", "http://example.com:/"])
 def test_ports_in_range_are_valid(url: str) -> None:
     assert validate_request(LinksRequest, {"url": url}).url == url
+
+
+@pytest.mark.parametrize("url", ["http://example.com/a\x00b", "http://example.com/\x01", "http://exa\x00mple.com/",
+                                 "http://example.com/?q=\x7f", "http://example.com/\x85", "http://example.com/\x1b[0m"])
+@pytest.mark.parametrize("model", [ScreenshotRequest, LinksRequest, AiExtractRequest])
+def test_a_control_character_in_a_url_is_an_invalid_url(model: Any, url: str) -> None:
+    # A NUL was accepted and sent by the browser as %00: a page the caller did not name.
+    with pytest.raises(RequestValidationError) as caught:
+        validate_request(model, {"url": url, "prompt": "p"})
+    assert caught.value.issues == [{"code": "invalid_string", "validation": "url", "path": ["url"],
+                                    "message": "Invalid url"}]
+    with pytest.raises(RequestValidationError) as injected:
+        validate_request(LinksRequest, {"url": "http://example.com/", "addScriptTag": [{"url": url}]})
+    assert [issue["path"] for issue in injected.value.issues] == [["addScriptTag", 0, "url"]]
+
+
+@pytest.mark.parametrize(("limit", "words"), [(100 * 1024, "100 KB"), (2**20, "1 MB")])
+def test_the_413_says_the_limit_in_its_unit(limit: int, words: str) -> None:
+    with pytest.raises(PayloadTooLarge) as caught:
+        parse_json_body(b"[" + b"1," * limit + b"1]", limit)
+    assert caught.value.message == f"Request body exceeds {words}"

@@ -129,3 +129,19 @@ def test_odd_paths_and_locations(servers: Servers) -> None:
     with pytest.raises(FetchFailed, match="invalid URL"), get(
             f"http://public.test:{servers.port}/redirect?to={quote('http://[::1', safe='')}", deadline=_soon()):
         pass
+
+
+def test_network_failures_are_named_in_our_words() -> None:
+    import ssl
+
+    import urllib3
+
+    from webcapture.network_words import network_words
+
+    assert network_words(ConnectionRefusedError(111, "Connection refused")) == "connection refused"
+    assert network_words(TimeoutError("timed out")) == "timed out"
+    assert network_words(ssl.SSLError("bad handshake")) == "TLS failed"
+    wrapped = urllib3.exceptions.NewConnectionError(None, "Failed to establish a new connection: [Errno 111]")  # type: ignore[arg-type]
+    wrapped.__cause__ = ConnectionRefusedError(111, "Connection refused")
+    assert network_words(urllib3.exceptions.MaxRetryError(None, "/x", wrapped)) == "connection refused"  # type: ignore[arg-type]
+    assert network_words(OSError(113, "No route to host 10.1.2.3:8443")) == "connection failed"

@@ -102,3 +102,26 @@ def test_a_failed_delivery_is_retried_with_the_same_id_and_recorded(
     assert stored is not None
     assert [(d["attempt"], d["ok"], d["status"]) for d in stored.deliveries] == [
         (1, False, 500), (2, False, 500), (3, False, 500), (4, True, 200)]
+
+
+def test_a_refused_or_silent_receiver_is_recorded_in_our_words(receiver: WebhookReceiver) -> None:
+    # Nothing listens on a port just released; a listener that never accepts keeps the connection waiting.
+    import socket
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    refused = deliver(f"http://127.0.0.1:{port}/hook", webhook_secrets.new_secret(), "msg_r", {}, 2.0)
+    assert (refused.ok, refused.status, refused.error) == (False, None, "connection refused")
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(0)
+    try:
+        waited = deliver(f"http://127.0.0.1:{silent.getsockname()[1]}/hook", webhook_secrets.new_secret(),
+                         "msg_t", {}, 0.5)
+    finally:
+        silent.close()
+    assert waited.error == "timed out"
+    for attempt in (refused, waited):
+        assert "Errno" not in (attempt.error or "") and str(port) not in (attempt.error or "")

@@ -11,7 +11,14 @@ import pytest
 from webcapture import metering, request_scope
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller
-from webcapture.errors import NavigationFailed, NavigationTimeout, Unauthorized, UsageExceeded
+from webcapture.errors import (
+    AiAnswerMismatch,
+    AiProviderError,
+    NavigationFailed,
+    NavigationTimeout,
+    Unauthorized,
+    UsageExceeded,
+)
 from webcapture.settings import get_settings
 
 
@@ -190,3 +197,13 @@ def test_a_request_counted_ahead_of_its_reservation_is_counted_once(aws_resource
     with request_scope.scoped(scope), metering.metered(caller, 1):
         pass
     assert (stored(record)["remaining"], stored(record)["requestCount"]) == (5, 2)
+
+
+def test_work_done_that_failed_keeps_its_charge(aws_resources: None) -> None:
+    # A model that answered twice off the schema: the error is not refundable, the credits stay spent;
+    # a provider that failed is refunded as before.
+    _, record = api_keys.create_key("user-kept", "k", remaining=10)
+    for failure in (AiAnswerMismatch("off the schema twice"), AiProviderError("down")):
+        with pytest.raises(AiProviderError), metering.metered(caller_for(record), 5):
+            raise failure
+        assert stored(record)["remaining"] == 5

@@ -88,13 +88,18 @@ def test_value_and_nested_field_at_once_is_422() -> None:
 
 @pytest.mark.usefixtures("aws_resources")
 def test_verify_refuses_alike_and_names_the_charged_key() -> None:
+    record = secrets_store.get_or_create("another-user", "hash-of-a-key")
+    first = secrets_store.get_or_create("alice", "hash-of-alices-first-key")
     record = secrets_store.get_or_create("alice", "hash-of-alices-key")
-    assert secrets_store.get_or_create("alice", "another-key") == record  # made once
+    assert record.secret == first.secret  # made once; the last key that asked is the one charged
     params = {"url": "https://example.com/", "user": "alice", "expires": "2000000000"}
     params["signature"] = signatures.sign(record.secret, params)
     link = links.verify(params, now=1_900_000_000)
     assert link.fields == {"url": "https://example.com/"}
     assert (link.caller.user_id, link.caller.key_hash) == ("alice", "hash-of-alices-key")
+    secrets_store.get_or_create("alice", None)  # a session's fetch: links not metered, as its requests
+    assert links.verify(params, now=1_900_000_000).caller.key_hash is None
+    secrets_store.get_or_create("alice", "hash-of-alices-key")
     refusals = [
         {**params, "url": "https://example.org/"},
         {**params, "user": "bob"},

@@ -4,8 +4,12 @@ through protego, and a page's links without the browser."""
 from __future__ import annotations
 
 import gzip
+import json
+import subprocess
+import sys
 import time
 import zlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +20,7 @@ from tests.support.sample_site import BILLION_LAUGHS, gzip_bomb, sitemap_index, 
 from webcapture.site.bounded_body import BoundedBody
 from webcapture.site.page_links import page_links
 from webcapture.site.robots import MAX_CRAWL_DELAY_S, RobotsRules, parse_robots
-from webcapture.site.sitemaps import SitemapRefused, read_sitemap
+from webcapture.site.sitemaps import MAX_ELEMENTS, SitemapRefused, read_sitemap
 
 
 def _pieces(data: bytes, size: int = 65536) -> list[bytes]:
@@ -146,6 +150,44 @@ def test_a_large_sitemap_holds_little_tree() -> None:
     data = urlset(f"http://a.test/{n}" for n in range(50_000)).encode()
     document = read_sitemap(_pieces(zlib.decompress(zlib.compress(data))), 50_000)
     assert len(document.locations) == 50_000 and document.locations[-1] == "http://a.test/49999"
+
+
+# Read in a fresh interpreter, so its peak memory is the reading's alone (this process's peak is whatever
+# the tests before reached). Prints the peak's growth over the baseline, in MB, and what was read.
+_MEASURE = """
+import gzip, json, resource, sys, zlib
+from tests.support.sample_site import nested_bomb, urlset
+from webcapture.site.bounded_body import BoundedBody
+from webcapture.site.sitemaps import read_sitemap
+body = nested_bomb() if sys.argv[1] == "nested" else gzip.compress(
+    urlset(f"http://a.test/{n}/" + "p" * 200 for n in range(50_000)).encode())
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+document = read_sitemap(BoundedBody([body[i:i + 65536] for i in range(0, len(body), 65536)], 50 * 2**20),
+                        50_000)
+grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+print(json.dumps([grown, len(document.locations), document.too_many_elements]))
+"""
+
+
+@pytest.mark.parametrize(("kind", "urls", "too_many"), [("nested", 0, True), ("50k", 50_000, False)])
+def test_memory_stays_flat_on_a_nested_bomb_and_a_full_sitemap(kind: str, urls: int, too_many: bool) -> None:
+    done = subprocess.run([sys.executable, "-c", _MEASURE, kind], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    grown_mb, read, stopped = json.loads(done.stdout)
+    assert (read, stopped) == (urls, too_many)
+    assert grown_mb < 50, grown_mb
+
+
+def test_an_element_bomb_stops_at_the_bound_and_libxml2_limits_are_named() -> None:
+    bomb = [b"<urlset><url><loc>http://a.test/</loc></url><url><loc>http://a.test/b</loc>"]
+    bomb += [b"<x><y/></x>" * 8192] * (MAX_ELEMENTS // 8192 // 2 + 2)
+    document = read_sitemap(bomb, 100)
+    assert document.too_many_elements and document.stopped and document.locations == ["http://a.test/"]
+    long_text = read_sitemap([b"<urlset><url><loc>http://a.test/</loc></url><url><loc>", *[b"a" * 2**20] * 11],
+                             100)
+    assert long_text.broken == "a text longer than 10 MB" and long_text.locations == ["http://a.test/"]
+    deep = read_sitemap([b"<urlset><url><loc>http://a.test/</loc></url><url>", b"<d>" * 300], 100)
+    assert deep.broken == "elements nested more than 256 deep" and deep.locations == ["http://a.test/"]
 
 
 def test_robots_rules_for_our_agent() -> None:

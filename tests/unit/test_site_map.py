@@ -16,6 +16,7 @@ from tests.support.sample_site import (
     BOMB_ADDRESS,
     OTHER_ADDRESS,
     SITE_ADDRESS,
+    Route,
     SampleSite,
     SiteServer,
     bomb_routes,
@@ -23,6 +24,7 @@ from tests.support.sample_site import (
 from webcapture.errors import NavigationFailed, UrlNotAllowed
 from webcapture.settings import get_settings
 from webcapture.site.site_map import MAX_SITEMAP_BYTES, MapOptions, map_site
+from webcapture.site.sitemaps import MAX_ELEMENTS
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +155,34 @@ def test_a_gzip_bomb_gives_a_bounded_partial_answer() -> None:
     assert _urls(result.links) == [f"http://{BOMB_ADDRESS}/", f"http://{BOMB_ADDRESS}/a.html"]
     assert any(f"larger than {MAX_SITEMAP_BYTES // 2**20} MB" in warning for warning in result.warnings)
     assert grown_mb < 100  # 1 GB inflated, read in pieces: a few MB at most were ever held
+
+
+def test_a_nested_sitemap_bomb_is_stopped_with_a_warning_in_little_memory() -> None:
+    # One entry of four million children: freed as read, at any depth, and stopped at the element bound.
+    server = SiteServer(bomb_routes("nested"), BOMB_ADDRESS)
+    try:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        result = map_site(f"http://{BOMB_ADDRESS}/", MapOptions(), _deadline(60))
+        grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    finally:
+        server.stop()
+    assert _urls(result.links) == [f"http://{BOMB_ADDRESS}/", f"http://{BOMB_ADDRESS}/a.html"]
+    assert any(f"more than {MAX_ELEMENTS:,} XML elements" in warning for warning in result.warnings)
+    assert grown_mb < 50
+
+
+def test_a_sitemap_on_a_closed_port_is_warned_about_in_our_words() -> None:
+    # robots.txt may name any host and port: the warning must not turn map into a port scanner's report.
+    robots = Route(body=f"Sitemap: http://{BOMB_ADDRESS}:1/closed.xml\n".encode(),
+                   headers=(("Content-Type", "text/plain"),))
+    server = SiteServer({**bomb_routes("laughs"), "/robots.txt": robots}, BOMB_ADDRESS)
+    try:
+        result = map_site(f"http://{BOMB_ADDRESS}/", MapOptions(), _deadline())
+    finally:
+        server.stop()
+    [warning] = [text for text in result.warnings if "closed.xml" in text]
+    assert warning.endswith("could not be read completely (could not connect (connection refused))")
+    assert "Errno" not in " ".join(result.warnings)
 
 
 def test_a_billion_laughs_sitemap_is_refused() -> None:

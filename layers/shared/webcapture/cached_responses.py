@@ -24,6 +24,7 @@ from webcapture.answer_forms import FileAnswer, prefers_json, with_answer_warnin
 from webcapture.auth.caller import Caller
 from webcapture.credits import Operation
 from webcapture.edge.responses import file_response
+from webcapture.errors import Unauthorized
 from webcapture.models.page_control import PageControl
 from webcapture.profiles import sessions
 from webcapture.profiles.sessions import ProfileUse
@@ -42,10 +43,13 @@ def file_form(wants_base64: bool, accept: str | None, binary_type: str) -> str:
     return "json" if wants_base64 or prefers_json(accept, binary_type) else "bytes"
 
 
-def _count(caller: Caller) -> None:
-    # docs/api.md#credits counts every authenticated request; a key store that is down must not fail a hit.
+def _count(caller: Caller) -> bool:
+    """Count the request; False when its key was disabled, expired or deleted meanwhile. Every request is
+    counted (docs/api.md), so the key's state comes with a write already made, not an extra read; a key store
+    that is down must not fail a hit."""
     with suppress(BotoCoreError, ClientError):
-        metering.count_request(caller)
+        return metering.count_request(caller)
+    return True
 
 
 def cached_response(app: APIGatewayRestResolver, caller: Caller, operation: Operation, request: PageControl,
@@ -59,9 +63,13 @@ def cached_response(app: APIGatewayRestResolver, caller: Caller, operation: Oper
     if key is not None:
         # The request scope (its deadline sets the S3 client's timeouts) goes with the lookup.
         looking = _LOOKUPS.submit(contextvars.copy_context().run, cache.lookup, key, request.maxAge)
-        _count(caller)  # here, in the request's own context: a miss's reservation then skips the count
+        usable = _count(caller)  # in the request's own context: a miss's reservation then skips the count
         hit = looking.result()
         if hit is not None:
+            if not usable:
+                # A hit reserves nothing, so this is where a revoked key (or a link whose signer's key
+                # was revoked) is refused: cached answers never outlive the key that paid for them.
+                raise Unauthorized("Authentication required. The API key is disabled or expired.")
             response = file_response(app, hit.answer, operation, credits_cost=0, large=large)
             response.headers[CACHE_HEADER] = "HIT"
             response.headers[CACHED_AT_HEADER] = hit.cached_at

@@ -128,6 +128,13 @@ class AiProviderError(ApiError):
     default_message = "The AI provider failed"
 
 
+class AiAnswerMismatch(AiProviderError):
+    """The model answered, twice, but not in the requested format: its work was done, so the request is
+    charged (docs/decisions.md#markdown-content-pdf-and-ai-extraction)."""
+
+    refundable = False
+
+
 class AiProviderTimeout(ApiError):
     status, code = 504, "AI_PROVIDER_TIMEOUT"
     default_message = "The AI provider did not answer in time"

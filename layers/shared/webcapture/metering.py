@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -242,8 +242,10 @@ def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
     try:
         try:
             yield reservation
-        except BaseException:
-            _refund_quietly(reservation)
+        except BaseException as failure:
+            # An error marked not refundable is work done (a model that answered, twice, off-format).
+            if getattr(failure, "refundable", True):
+                _refund_quietly(reservation)
             raise
         if request_scope.gateway_gave_up():
             logger.warning("finished after API Gateway's timeout; the caller got a 504, refunding")
@@ -256,19 +258,26 @@ def start_request() -> None:
     _counted.set(False)
 
 
-def count_request(caller: Caller) -> None:
+def count_request(caller: Caller) -> bool:
     """Count a request that failed before any reservation (docs/api.md#credits: every authenticated request),
-    or one whose cache lookup runs beside the count: its reservation, on a miss, then leaves the count out."""
+    or one whose cache lookup runs beside the count: its reservation, on a miss, then leaves the count out.
+
+    False when the key is no longer usable (disabled, expired or deleted since the authorizer, or the link's
+    signer, vouched for it): a cache hit, which reserves nothing, learns it here, from the write it makes
+    anyway. A disabled key's request is then not counted."""
     if caller.key_hash is None or _counted.get():
-        return
+        return True
     _counted.set(True)
     _counted_ahead.set(request_scope.request_id())
     now = utc_timestamp()
-    # Counting must never turn a 4xx answer into a 500.
-    with suppress(ClientError):
+    try:
         _table().update_item(
             Key={"keyHash": caller.key_hash},
             UpdateExpression=_COUNT,
-            ConditionExpression="attribute_exists(keyHash)",
-            ExpressionAttributeValues={":zero": 0, ":one": 1, ":now": now},
+            ConditionExpression=_USABLE,
+            ExpressionAttributeValues={":zero": 0, ":one": 1, ":now": now, ":true": True},
         )
+    except ClientError as error:
+        # Counting must never turn a 4xx answer into a 500; a refused condition is the key's state.
+        return error.response["Error"]["Code"] != "ConditionalCheckFailedException"
+    return True

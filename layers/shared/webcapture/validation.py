@@ -171,12 +171,16 @@ def _integer(text: str) -> int:
     return int(text)
 
 
+def _size_words(size: int) -> str:
+    return f"{size // 2**20} MB" if size % 2**20 == 0 else f"{size // 1024} KB"
+
+
 def parse_json_body(raw: str | bytes | None, max_bytes: int) -> Any:
     """The decoded JSON body: 413 over the limit, 400 when it is not strict UTF-8 JSON
     (docs/api.md#validation, docs/api.md#limits)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else (raw or b"")
     if len(data) > max_bytes:
-        raise PayloadTooLarge(f"Request body exceeds {max_bytes // 1024} KB")
+        raise PayloadTooLarge(f"Request body exceeds {_size_words(max_bytes)}")
     try:
         text = data.decode("utf-8")  # strictly: json.loads(bytes) would also guess UTF-16 and UTF-32
     except UnicodeDecodeError:

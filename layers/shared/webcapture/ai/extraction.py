@@ -21,7 +21,7 @@ from webcapture.ai.prompt import build_prompt, retry_messages
 from webcapture.ai.provider import Completion, ProviderConfig, complete, provider_config
 from webcapture.ai.response_format import OutputSpec, validate_ai_request
 from webcapture.envelopes import utc_timestamp
-from webcapture.errors import AiProviderError, AiProviderTimeout
+from webcapture.errors import AiAnswerMismatch, AiProviderError, AiProviderTimeout
 from webcapture.models.requests import AiExtractRequest
 from webcapture.settings import Settings, get_settings
 
@@ -114,9 +114,9 @@ def run_extraction(
     except _Unusable as problem:
         left = _time_left(deadline)
         if left is not None and left < _MIN_CALL_S:
-            raise AiProviderError(
-                "The model's answer did not match the requested format and no time was left to retry: "
-                f"{problem}"
+            raise AiAnswerMismatch(
+                "The model's answer did not match the requested format and no time was left to retry "
+                f"(the request is charged: the model answered): {problem}"
             ) from None
         second = _call(config, retry_messages(prompt, first.content or "", str(problem)), output, deadline)
         input_tokens = first.input_tokens + second.input_tokens
@@ -124,8 +124,9 @@ def run_extraction(
         try:
             extracted = _parse_json(second, output)
         except _Unusable as again:
-            raise AiProviderError(
-                f"The model's answer did not match the requested format after one retry: {again}"
+            raise AiAnswerMismatch(
+                "The model's answer did not match the requested format after one retry (the request is "
+                f"charged: the model answered twice): {again}"
             ) from None
         final = second
     return _result(page, final, extracted=extracted, tokens=(input_tokens, output_tokens))

@@ -30,6 +30,7 @@ from openai.types.chat.completion_create_params import ResponseFormat
 
 from webcapture import request_scope
 from webcapture.errors import AiNotConfigured, AiProviderError, AiProviderTimeout
+from webcapture.network_words import network_words
 from webcapture.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -182,14 +183,13 @@ def complete(
     except openai.APIStatusError as error:
         raise AiProviderError(_status_message(error, config)) from None
     except openai.APIConnectionError as error:
-        cause = error.__cause__ or error
-        raise AiProviderError(
-            f"Could not reach the AI provider: {_redact(str(cause) or type(cause).__name__, config)}"
-        ) from None
+        _log_provider_words(error, config)
+        raise AiProviderError(f"Could not reach the AI provider ({network_words(error)})") from None
     except openai.APIResponseValidationError:
         raise AiProviderError("The AI provider returned a malformed response") from None
     except openai.OpenAIError as error:
-        raise AiProviderError(f"The AI provider call failed: {_redact(str(error), config)}") from None
+        _log_provider_words(error, config)
+        raise AiProviderError("The AI provider call failed") from None
 
     if not answer.choices:
         raise AiProviderError("The AI provider returned no answer (no choices)")
@@ -206,14 +206,19 @@ def complete(
 
 
 def _status_message(error: openai.APIStatusError, config: ProviderConfig) -> str:
-    body = error.body
-    reason = body.get("message") if isinstance(body, dict) else body
-    if not isinstance(reason, str) or not reason.strip():
-        reason = error.response.reason_phrase or "no reason given"
-    reason = _redact(reason, config)
+    """The provider's status, never its body: a provider's (or a proxy's) error text can name internal
+    hosts and echo what it was sent. Its words go to our log, for the operator."""
+    _log_provider_words(error, config)
     if error.status_code == 429:
-        return f"The AI provider is rate limiting or out of quota (429): {reason}"
-    return f"The AI provider answered {error.status_code}: {reason}"
+        return "The AI provider is rate limiting or out of quota (429)"
+    return f"The AI provider answered {error.status_code}"
+
+
+def _log_provider_words(error: openai.OpenAIError, config: ProviderConfig) -> None:
+    body = getattr(error, "body", None)
+    reason = body.get("message") if isinstance(body, dict) else body
+    words = reason if isinstance(reason, str) and reason.strip() else str(error)
+    logger.warning("the AI provider call failed", extra={"provider_words": _redact(words, config)})
 
 
 def _redact(text: str, config: ProviderConfig) -> str:

@@ -14,6 +14,7 @@ and our server-side validation plus one retry enforce it.
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -172,21 +173,85 @@ def check_json_schema(schema: dict[str, Any]) -> None:
         )
         .resolver("urn:webcapture:response-format")
     )
-    for subschema, _pointer, _depth in iter_subschemas(schema):
+    pointers = {id(subschema): pointer for subschema, pointer, _depth in iter_subschemas(schema)}
+    targets: dict[str, str] = {}  # a $ref's schema pointer -> the pointer of the schema it names
+    for subschema, pointer, _depth in iter_subschemas(schema):
+        if unsupported := sorted(_DYNAMIC_KEYWORDS & set(subschema)):
+            where = pointer or "/"
+            raise _invalid(f"{', '.join(unsupported)} at {where} is not supported: use $ref and $defs")
         ref = subschema.get("$ref")
+        if "$ref" in subschema and not isinstance(ref, str):
+            raise _invalid(f"$ref at {pointer or '/'} must be a string")
         if not isinstance(ref, str):
             continue
         # Remote references would make the server fetch URLs chosen by the caller: never.
         if not ref.startswith("#"):
             raise _invalid(f"Only local $ref (starting with #) are supported, got {ref[:100]!r}")
         try:
-            resolver.lookup(ref)
+            found = resolver.lookup(ref).contents
         except Unresolvable:
-            raise _invalid(f"$ref {ref[:100]!r} does not resolve within the schema") from None
+            where = pointer or "/"
+            raise _invalid(f"$ref {ref[:100]!r} at {where} does not resolve within the schema") from None
+        if id(found) not in pointers:
+            raise _invalid(f"$ref {ref[:100]!r} at {pointer or '/'} does not name a schema")
+        targets[pointer] = pointers[id(found)]
+    if (loop := _reference_loop(schema, targets)) is not None:
+        raise _invalid(f"The schema at {loop or '/'} refers back to itself without reaching into the data "
+                       "(a $ref cycle): no answer could ever be checked against it")
+    try:  # what the checks above cannot foresee ($id rebasing references, say) shows on an empty object
+        list(itertools.islice(validator_cls(schema).iter_errors({}), 1))
+    except Exception:  # any failure here is the schema's, and a 422, never a 500
+        raise _invalid("The schema cannot be used to check an answer (a reference fails)") from None
     # The patterns run in Python's `re` on the model's output: none that can backtrack without end.
     for pattern in schema_patterns(schema):
         if (problem := pattern_problem(pattern)) is not None:
             raise _invalid(f"pattern {pattern[:100]!r} {problem}, which can take exponential time to check")
+
+
+# Dynamic references resolve by where validation came from; we check references before any model is asked,
+# statically, so only $ref (and $defs) are read.
+_DYNAMIC_KEYWORDS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
+# Keywords whose subschemas apply to the same part of the data: a cycle through only these (and $ref)
+# never ends. A cycle through "properties" or "items" is a recursive schema (a tree): it ends with the data.
+_IN_PLACE_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
+
+
+def _in_place_children(pointer: str, schema: dict[str, Any], targets: dict[str, str]) -> list[str]:
+    children = [targets[pointer]] if pointer in targets else []
+    for key in _IN_PLACE_KEYWORDS:
+        value = schema.get(key)
+        if isinstance(value, dict) and key == "dependentSchemas":
+            children.extend(f"{pointer}/{key}/{_escape(str(name))}" for name, item in value.items()
+                            if isinstance(item, dict))
+        elif isinstance(value, dict):
+            children.append(f"{pointer}/{key}")
+        elif isinstance(value, list):
+            children.extend(f"{pointer}/{key}/{index}" for index, item in enumerate(value)
+                            if isinstance(item, dict))
+    return children
+
+
+def _reference_loop(schema: dict[str, Any], targets: dict[str, str]) -> str | None:
+    """The pointer of a schema that reaches itself through $ref and in-place keywords only, if any."""
+    by_pointer = {pointer: subschema for subschema, pointer, _depth in iter_subschemas(schema)}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in by_pointer:
+        if start in state:
+            continue
+        state[start] = 1
+        stack = [(start, iter(_in_place_children(start, by_pointer[start], targets)))]
+        while stack:
+            pointer, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                state[pointer] = 2
+            elif state.get(child) == 1:
+                return child
+            elif child not in state and child in by_pointer:
+                state[child] = 1
+                stack.append((child, iter(_in_place_children(child, by_pointer[child], targets))))
+    return None
 
 
 def iter_subschemas(

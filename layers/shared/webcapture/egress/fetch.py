@@ -25,6 +25,7 @@ from webcapture.egress.policy import EgressRefused, Route, route
 from webcapture.egress.refusals import Refusal, record_refusal
 from webcapture.egress.resolver import HostUnresolved
 from webcapture.errors import NavigationTimeout
+from webcapture.network_words import network_words
 
 MAX_REDIRECTS: Final = 5
 # The longest wait for a connection, or for the next byte of an answer, whatever the deadline leaves.
@@ -85,7 +86,8 @@ class Response:
 
 
 def _describe(error: BaseException) -> str:
-    return str(error) or type(error).__name__
+    # Our words, never the socket's: its text names the errno, and the address and port connected to.
+    return network_words(error)
 
 
 def _left(deadline: float) -> float:
@@ -149,7 +151,7 @@ def _connect(target: Target, checked: Route, deadline: float) -> socket.socket:
         except (OSError, ssl.SSLError) as error:
             failure = error
             sock.close()
-    raise FetchFailed(f"{target.host_text}: could not connect ({_describe(failure or OSError())})")
+    raise FetchFailed(f"could not connect ({_describe(failure or OSError())})")
 
 
 def _request(target: Target, sock: socket.socket, headers: dict[str, str]) -> http.client.HTTPResponse:

@@ -22,6 +22,7 @@ from standardwebhooks import Webhook
 from webcapture.egress.hosts import HostError, parse_url
 from webcapture.egress.policy import EgressRefused, route
 from webcapture.egress.resolver import HostUnresolved
+from webcapture.network_words import network_words
 from webcapture.unicode_text import well_formed
 
 USER_AGENT = "webcapture-webhooks/1"
@@ -78,7 +79,9 @@ def deliver(url: str, secret: str, event_id: str, payload: dict[str, Any], timeo
             "POST", target.path, body=body.encode(), headers=headers, redirect=False, preload_content=True
         )
     except urllib3.exceptions.HTTPError as error:
-        return Attempt(False, None, f"{type(error).__name__}: {error}"[:300])
+        # Recorded in deliveries[].error, which the job's owner reads: our words, never the socket's
+        # (an errno, the address and port would make webhooks a port scanner).
+        return Attempt(False, None, network_words(error))
     finally:
         pool.close()
     return Attempt(

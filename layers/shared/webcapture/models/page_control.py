@@ -15,10 +15,12 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from webcapture.glob_match import MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS
 from webcapture.models.cache_control import MaxAge
 from webcapture.models.devices import device_names
 from webcapture.models.page_actions import TargetHandling
 from webcapture.models.profiles import ProfileRef
+from webcapture.url_globs import GlobRefused, check_url_glob
 
 MAX_WAIT_FOR_SELECTOR_MS = 25_000
 
@@ -69,6 +71,13 @@ def _check_field_value(value: str) -> str:
     return value
 
 
+def _check_url_glob(glob: str) -> str:
+    try:
+        return check_url_glob(glob)
+    except GlobRefused as refused:
+        raise PydanticCustomError("custom", f"Not a glob this service reads: {refused}") from None
+
+
 def _check_timezone(name: str) -> str:
     if name not in _time_zones():
         raise PydanticCustomError("custom", "Unknown IANA time zone")
@@ -98,7 +107,9 @@ def _selector_as_options(value: Any) -> Any:
 HeaderName = Annotated[str, AfterValidator(_check_header_name)]
 HeaderValue = Annotated[str, Field(max_length=2000), AfterValidator(_check_field_value)]
 UserAgent = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_check_field_value)]
-GlobPattern = Annotated[str, Field(min_length=1, max_length=500)]
+GlobPattern = Annotated[str, Field(min_length=1, max_length=MAX_GLOB_LENGTH, description=(
+    f"A Playwright URL glob: * (no /), ** (any), {{a,b}}; at most {MAX_GLOB_WILDCARDS} wildcards")),
+    AfterValidator(_check_url_glob)]
 ResourceType = Literal[
     "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "eventsource", "manifest",
     "other",
@@ -197,7 +208,8 @@ class InjectedTag(StrictModel):
     def _content_or_url(self) -> InjectedTag:
         if (self.content is None) == (self.url is None):
             raise PydanticCustomError("custom", "Give either content or url")
-        if self.url is not None and not re.match(r"^https?://[^\s/]", self.url, re.IGNORECASE):
+        if self.url is not None and (not re.match(r"^https?://[^\s/]", self.url, re.IGNORECASE)
+                                     or re.search(r"[\x00-\x1f\x7f-\x9f]", self.url)):
             raise PydanticCustomError("invalid_url", "Invalid url", {"field": "url"})
         return self
 

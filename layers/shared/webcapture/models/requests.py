@@ -18,6 +18,11 @@ from webcapture.models.page_control import PageControl, Selector
 from webcapture.pixel_limits import limit_message, output_px, too_large
 
 
+def is_control_character(ch: str) -> bool:
+    """C0 (NUL included), DEL and C1: never part of a URL; the browser would send a NUL as %00."""
+    return ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F
+
+
 def _check_target_url(value: str) -> str:
     """`format uri` restricted to http/https with a host, as the capture endpoints need."""
     try:
@@ -29,7 +34,7 @@ def _check_target_url(value: str) -> str:
         parts = None
         port = None
     if parts is None or parts.scheme.lower() not in ("http", "https") or not host or port == 0 or any(
-        ch.isspace() for ch in value
+        ch.isspace() or is_control_character(ch) for ch in value
     ):
         raise PydanticCustomError("invalid_url", "Invalid url")
     return value

@@ -56,9 +56,13 @@ def _item(user_id: str, key_hash: str | None) -> dict[str, Any]:
 
 
 def get_or_create(user_id: str, key_hash: str | None) -> SigningRecord:
-    """The user's secret, made on first use. Two first uses at once agree on one secret."""
+    """The user's secret, made on first use. Two first uses at once agree on one secret. The key asking is
+    from now on the one the user's links are charged to (the last key that fetched the secret, as the
+    docs say): another key of the user, disabled later, then does not break the links."""
     item = _table().get_item(Key={"userId": user_id}, ConsistentRead=True).get("Item")
     if item:
+        if item.get("keyHash") != key_hash:
+            item = _charge_to(user_id, key_hash) or item
         return _record(item)
     fresh = _item(user_id, key_hash)
     try:
@@ -71,6 +75,23 @@ def get_or_create(user_id: str, key_hash: str | None) -> SigningRecord:
             return _record(item)
         raise
     return _record(fresh)
+
+
+def _charge_to(user_id: str, key_hash: str | None) -> dict[str, Any] | None:
+    """Make `key_hash` (None: a session, not metered) the key the user's links are charged to; the secret
+    stays. The updated item, or None when the item went away meanwhile."""
+    update = "SET keyHash = :key, updatedAt = :now" if key_hash else "REMOVE keyHash SET updatedAt = :now"
+    values: dict[str, Any] = {":now": utc_timestamp(), **({":key": key_hash} if key_hash else {})}
+    try:
+        answer = _table().update_item(Key={"userId": user_id}, UpdateExpression=update,
+                                      ConditionExpression="attribute_exists(userId)",
+                                      ExpressionAttributeValues=values, ReturnValues="ALL_NEW")
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return None
+    attributes: dict[str, Any] = answer["Attributes"]
+    return attributes
 
 
 def rotate(user_id: str, key_hash: str | None) -> SigningRecord:

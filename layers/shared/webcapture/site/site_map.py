@@ -27,7 +27,7 @@ from webcapture.site.link_walk import WALK_BUDGET_S, Walk, walk_links
 from webcapture.site.page_links import page_links
 from webcapture.site.robots import USER_AGENT, RobotsRules, fetch_robots
 from webcapture.site.scope import Scope
-from webcapture.site.sitemaps import SitemapRefused, read_sitemap
+from webcapture.site.sitemaps import MAX_ELEMENTS, SitemapRefused, read_sitemap
 
 SitemapMode = Literal["include", "skip", "only"]
 
@@ -154,6 +154,14 @@ def _read_sitemap(gathering: _Gathering, url: str) -> list[str]:
                                        "URLs found so far are listed")
     if body.broken:
         _warn_once(gathering.warnings, f"The sitemap {url} is not valid gzip; it was read up to the break")
+    if document.too_many_elements:
+        _warn_once(gathering.warnings, f"The sitemap {url} has more than {MAX_ELEMENTS:,} XML elements; it "
+                                       "was read up to there")
+    elif document.broken is not None and not (body.cut or body.timed_out or body.broken):
+        # libxml2's own limits (a text node over 10 MB, elements nested past 256) end the document as any
+        # other break does: what came before stands, and the answer says the sitemap was cut.
+        _warn_once(gathering.warnings, f"The sitemap {url} stops being well-formed XML part way "
+                                       f"({document.broken}); it was read up to there")
     return document.locations if document.is_index else []
 
 

@@ -4,12 +4,15 @@ sitemaps, in pieces, with bounded memory.
 The XML parser is lxml's (libxml2, maintained) with entity substitution, DTD loading and network access
 off: an entity reference stays a reference and is never expanded, so a billion-laughs document costs
 nothing; a document that declares entities at all is refused (no sitemap needs one). Elements are freed
-as soon as their `<loc>` is read, so a 50 MB sitemap holds a few kilobytes of tree at any moment. The
-byte limits are the caller's (bounded_body); this module only stops at `max_urls`.
+as soon as their `<loc>` is read, so a 50 MB sitemap holds a few kilobytes of tree at any moment; inside
+the entry still open, every finished element is freed too, at any depth (but the entry's first `<loc>`),
+so one `<url>` of four million children holds no more than one does. The byte limits are the caller's
+(bounded_body); this module stops at `max_urls`, and at MAX_ELEMENTS elements (`too_many_elements`).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +24,12 @@ _NS: Final = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 # Tags of both the official namespace and none (sitemaps written without it are common).
 _URLSET: Final = (f"{_NS}urlset", "urlset")
 _INDEX: Final = (f"{_NS}sitemapindex", "sitemapindex")
+# sitemaps.org allows 50,000 entries; with `<lastmod>`, `<changefreq>`, `<priority>` and a few image or news
+# children each, a real one stays well under this. Past it the document is read no further: parsing
+# millions of empty elements (a few bytes each, so within the byte limit) is work for nothing.
+MAX_ELEMENTS: Final = 1_000_000
+# An entry has one `<loc>`; an entry still open keeps no more than this many.
+MAX_ENTRY_LOCS: Final = 64
 
 
 class SitemapRefused(Exception):
@@ -32,6 +41,9 @@ class SitemapDocument:
     is_index: bool = False
     locations: list[str] = field(default_factory=list)  # page URLs (urlset) or sitemap URLs (index)
     stopped: bool = False  # max_urls reached before the end
+    too_many_elements: bool = False  # read no further past MAX_ELEMENTS elements
+    # Why the XML parser stopped after the root had started (what came before stands).
+    broken: str | None = None
 
 
 def _declares_entities(root: Any) -> bool:
@@ -41,6 +53,7 @@ def _declares_entities(root: Any) -> bool:
 
 # The `<loc>` texts of an element's entries, and of one entry; strings only, found in C. `<loc>` is
 # matched by its local name, in whatever namespace.
+_COUNT_ELEMENTS = etree.XPath("count(.//*)")
 _ALL_LOCS = etree.XPath("*/*[local-name() = 'loc']/text()", smart_strings=False)
 _ENTRY_LOCS = etree.XPath("*[local-name() = 'loc']/text()", smart_strings=False)
 # The same, as a union of name tests over the namespaces the document declares (and none, and xml's):
@@ -65,7 +78,37 @@ def _loc_paths(namespaces: frozenset[str]) -> tuple[etree.XPath, etree.XPath]:
     return union("*/"), union("")
 
 
+def _why_broken(message: str) -> str:
+    """libxml2's reason for stopping, in our words (its own name parser options and line numbers)."""
+    lowered = message.lower()
+    if "depth" in lowered:
+        return "elements nested more than 256 deep"
+    if "text node too long" in lowered or "huge" in lowered:
+        return "a text longer than 10 MB"
+    return "not well-formed XML"
+
+
 Select = Callable[[list[str]], list[str]]
+
+
+def _free_open_entry(entry: Any) -> None:
+    """Free what is finished inside the entry still being read: everything before the last child, at each
+    level down the open path, but the entry's own `<loc>`s (read when the entry ends; the first
+    MAX_ENTRY_LOCS of them)."""
+    finished = len(entry) - 1
+    if finished > 0:
+        # Found in C ({*} is any namespace or none); only the locs get a Python object.
+        locs = [index for child in itertools.islice(entry.iterchildren("{*}loc"), MAX_ENTRY_LOCS)
+                if (index := entry.index(child)) < finished]
+        end = finished
+        for index in reversed(locs):  # the runs between kept locs, last first so indexes stay true
+            del entry[index + 1: end]
+            end = index
+        del entry[:end]
+    node = entry[-1] if len(entry) else None
+    while node is not None and len(node):
+        del node[: len(node) - 1]
+        node = node[-1]
 
 
 def _take(document: SitemapDocument, texts: list[str], max_urls: int, select: Select | None) -> bool:
@@ -92,6 +135,8 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int, *, select: Select | Non
     document = SitemapDocument()
     root: Any = None
     namespaces: set[str] = set()
+    counted = 0  # elements read so far; `held` of them are still in the tree
+    held = 0
     try:
         for piece in pieces:
             parser.feed(piece)
@@ -108,6 +153,10 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int, *, select: Select | Non
                     document.is_index = root.tag in _INDEX
             if root is None:
                 continue
+            counted += int(_COUNT_ELEMENTS(root)) - held
+            if counted > MAX_ELEMENTS:
+                document.stopped = document.too_many_elements = True
+                return document
             if len(root) > 1:
                 # The entries before the last are finished; the last may still be open, so its texts
                 # (the last ones, in document order) wait for the next piece.
@@ -117,6 +166,9 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int, *, select: Select | Non
                 if _take(document, texts[: len(texts) - unfinished], max_urls, select):
                     return document
                 del root[: len(root) - 1]  # what was read is freed: the tree stays one entry deep
+            if len(root):
+                _free_open_entry(root[-1])
+            held = int(_COUNT_ELEMENTS(root))
         parser.close()
         if root is not None:
             every, _ = _loc_paths(frozenset(namespaces))
@@ -125,4 +177,5 @@ def read_sitemap(pieces: Iterable[bytes], max_urls: int, *, select: Select | Non
         if root is None:
             raise SitemapRefused(f"not well-formed XML ({error.msg})") from None
         document.stopped = True  # what was read before the break stands
+        document.broken = _why_broken(error.msg or "")
     return document
