@@ -29,6 +29,7 @@ from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import Unauthorized, UsageExceeded
 from webcapture.metering import key_charge
+from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
 
@@ -501,22 +502,44 @@ def _load_body(item: dict[str, Any]) -> dict[str, Any]:
     return loaded
 
 
-def results_page(job_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-    """Results with index > `after`, in index order, at most `limit`; and the index to continue after,
-    or None when there are no more (yet)."""
+def _result_size(result: dict[str, Any]) -> int:
+    """Bytes one result takes in the answer: as JSON inside the proxy response's escaped `body`."""
+    return text_response_size(json.dumps(result, separators=(",", ":"), ensure_ascii=False))
+
+
+def results_page(
+    job_id: str, after: int, limit: int, budget_bytes: int | None = None
+) -> tuple[list[dict[str, Any]], int | None]:
+    """Results with index > `after`, in index order: at most `limit`, and no more than fit in
+    `budget_bytes` (the first always does: one result was made to fit one answer); and the index to
+    continue after, or None when there are no more (yet).
+
+    A DynamoDB query stops at 1 MB of items and says so with `LastEvaluatedKey`: the walk follows it,
+    so a page of large results is never mistaken for the last one."""
+    budget = response_budget() if budget_bytes is None else budget_bytes
     lower = _result_sk(after + 1) if after >= 0 else "result#"
-    answer = _table().query(
-        KeyConditionExpression="pk = :pk AND sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues={":pk": _pk(job_id), ":lower": lower, ":upper": "result#~"},
-        Limit=limit + 1,
-        ConsistentRead=True,
-    )
-    items = answer.get("Items", [])
-    more = len(items) > limit
-    results = [
-        {"index": int(item["index"]), "status": item["status"], **_load_body(item)} for item in items[:limit]
-    ]
-    return results, (results[-1]["index"] if more and results else None)
+    query: dict[str, Any] = {
+        "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lower AND :upper",
+        "ExpressionAttributeValues": {":pk": _pk(job_id), ":lower": lower, ":upper": "result#~"},
+        "ConsistentRead": True,
+    }
+    results: list[dict[str, Any]] = []
+    used = 0
+    while True:
+        # One more than the page holds: whether it exists says if there is a next page.
+        answer = _table().query(**query, Limit=limit + 1 - len(results))
+        for item in answer.get("Items", []):
+            if len(results) == limit:
+                return results, results[-1]["index"]
+            result = {"index": int(item["index"]), "status": item["status"], **_load_body(item)}
+            size = _result_size(result)
+            if results and used + size > budget:
+                return results, results[-1]["index"]
+            results.append(result)
+            used += size
+        if "LastEvaluatedKey" not in answer:
+            return results, None
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
 def record_delivery(job_id: str, delivery: dict[str, Any], keep: int = 10) -> None:
