@@ -3,7 +3,7 @@
 from aws_lambda_powertools.event_handler import Response
 
 from webcapture.api import answer, create_resolver, current_caller, entry_point
-from webcapture.jobs import job_store
+from webcapture.jobs.job_cancel import cancel_job_or_crawl
 from webcapture.jobs.job_view import job_data, owned_job
 from webcapture.observability import tracer
 
@@ -25,7 +25,7 @@ def get_job(job_id: str) -> Response[str]:
 @tracer.capture_method
 def cancel_job(job_id: str) -> Response[str]:
     job = owned_job(current_caller(app), job_id)
-    job_store.cancel_job(job.job_id)  # a finished job stays as it is
+    cancel_job_or_crawl(job)  # an ended job stays as it is
     return answer(app, job_data(owned_job(current_caller(app), job_id)), 0)
 
 

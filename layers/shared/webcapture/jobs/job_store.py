@@ -35,6 +35,10 @@ from webcapture.unicode_text import well_formed
 
 RETENTION = timedelta(days=7)
 FINAL = ("completed", "failed")
+# A job in one of these runs no more items: they finish as cancelled, refunded.
+STOPPING = ("cancelling", "cancelled")
+# Every write that counts an item on the job holds this condition: an ended job's numbers are final.
+NOT_ENDED = "attribute_exists(pk) AND attribute_not_exists(finishedAt)"
 # A result larger than this goes to S3 (a DynamoDB item holds at most 400 KB); the item keeps its key.
 INLINE_RESULT_BYTES = 300_000
 RESULTS_PREFIX = "jobs/"
@@ -312,14 +316,15 @@ def mark_running(job_id: str) -> None:
 
 
 def cancel_job(job_id: str) -> bool:
-    """Mark the job cancelled: items not started are finished as cancelled (and refunded) when their
-    messages come up. False when it had finished already."""
+    """queued or running -> `cancelling`: no item starts from now on. False when the job was cancelling or
+    had ended already (an ended job's status is final)."""
     return _update_if(
         Key={"pk": _pk(job_id), "sk": "job"},
-        UpdateExpression="SET #st = :cancelled, updatedAt = :now",
-        ConditionExpression="attribute_exists(pk) AND attribute_not_exists(finishedAt)",
+        UpdateExpression="SET #st = :cancelling, updatedAt = :now",
+        ConditionExpression="attribute_exists(pk) AND attribute_not_exists(finishedAt) AND #st IN (:q, :r)",
         ExpressionAttributeNames={"#st": "status"},
-        ExpressionAttributeValues={":cancelled": "cancelled", ":now": utc_timestamp()},
+        ExpressionAttributeValues={":cancelling": "cancelling", ":q": "queued", ":r": "running",
+                                   ":now": utc_timestamp()},
     )
 
 
@@ -433,7 +438,7 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
                 "TableName": table,
                 "Key": _wire({"pk": _pk(job.job_id), "sk": "job"}),
                 "UpdateExpression": f"ADD {counter} :one, refunded :refund SET updatedAt = :now",
-                "ConditionExpression": "attribute_exists(pk)",
+                "ConditionExpression": NOT_ENDED,
                 "ExpressionAttributeValues": _wire({":one": 1, ":refund": refund, ":now": now}),
             }
         },
@@ -458,6 +463,9 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
             raise
     if not _claim_holds(job.job_id, index, token):
         return False
+    ended = get_job(job.job_id)
+    if ended is None or ended.finished_at is not None:
+        return False  # never counted on a job whose numbers are final (its total has every result)
     # The claim holds: the key's condition failed (deleted, or no longer limited): nothing to give back to.
     dynamodb_client().transact_write_items(TransactItems=writes[:3])
     return True
@@ -468,14 +476,18 @@ def _claim_holds(job_id: str, index: int, token: str) -> bool:
     return item is not None and "done" not in item and item.get("claimToken") == token
 
 
+def final_status(job: Job) -> str:
+    """A job being cancelled ends cancelled; one none of whose items completed has failed."""
+    return "cancelled" if job.status in STOPPING else "failed" if job.completed == 0 else "completed"
+
+
 def settle(job_id: str) -> Job | None:
     """Give the job its final status once every item has a result; the one call that does so gets the
     job back (and sends its webhook), every other gets None."""
     job = get_job(job_id)
     if job is None or job.finished_at is not None or job.done < job.total:
         return None
-    # A job none of whose items completed has failed; a cancelled one stays cancelled.
-    final = "cancelled" if job.status == "cancelled" else "failed" if job.completed == 0 else "completed"
+    final = final_status(job)
     now = utc_timestamp()
     if not _update_if(
         Key={"pk": _pk(job_id), "sk": "job"},

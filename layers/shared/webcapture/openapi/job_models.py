@@ -13,7 +13,7 @@ from webcapture.jobs.batch_request import EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
 from webcapture.openapi.answers import _Answer
 
 JobOperation = Literal["screenshot", "links", "ai-extract", "markdown", "content", "pdf"]
-WebhookEvent = Literal["job.completed", "job.failed", "item.completed"]
+WebhookEvent = Literal["job.completed", "job.failed", "job.cancelled", "item.completed"]
 assert set(WebhookEvent.__args__) == set(EVENTS)  # type: ignore[attr-defined]
 
 
@@ -63,7 +63,7 @@ class JobResult(_Answer):
 
 class WebhookDelivery(_Answer):
     eventId: str = Field(description="The event's id, its webhook-id header: the same on every attempt")
-    type: str = Field(description="job.completed, job.failed or item.completed")
+    type: str = Field(description="job.completed, job.failed, job.cancelled or item.completed")
     attempt: int = Field(description="1 for the first try, counting up with each retry")
     at: str = Field(description="When the attempt was made (ISO 8601, UTC)")
     ok: bool = Field(description="The receiver answered 2xx")
@@ -81,7 +81,9 @@ class JobWebhook(_Answer):
 class JobData(_Answer):
     jobId: str
     operation: JobOperation | Literal["crawl"]
-    status: Literal["queued", "running", "completed", "failed", "cancelled"]
+    status: Literal["queued", "running", "cancelling", "completed", "failed", "cancelled"] = Field(
+        description="cancelling: DELETE was called and running items are finishing. completed, failed and"
+        " cancelled are final: completed + failed + cancelled == total and creditsCost never change again")
     total: int
     completed: int
     failed: int
@@ -91,7 +93,8 @@ class JobData(_Answer):
     updatedAt: str
     expiresAt: str
     results: list[JobResult] = Field(description="Finished items of this page, in index order")
-    next: str | None = Field(description="The cursor of the next page, or null")
+    next: str | None = Field(description="The cursor of the next page; null only when no more results"
+                             " exist yet (a page may hold fewer than `limit` when its results are large)")
     webhook: JobWebhook | None = None
 
 
