@@ -27,6 +27,7 @@ from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
+from webcapture.jobs.job_store import ACCEPTED
 from webcapture.observability import logger, metrics, tracer
 from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
@@ -223,8 +224,9 @@ class _SubmittedJob(Protocol):
 
 def job_accepted(app: APIGatewayRestResolver, job: _SubmittedJob, repeated: bool) -> Response[str]:
     """A submitted job's 202 (CONTRACT 17): its id, status, total and status URL, charged what it reserved;
-    a repeated submit (the same Idempotency-Key and body) charges nothing new."""
-    data = {"jobId": job.job_id, "status": job.status, "total": job.total,
+    a repeated submit (the same Idempotency-Key and body) charges nothing new. Its status is the one the
+    job was accepted with, on a replay too (the job's status now is GET statusUrl's: docs/decisions.md)."""
+    data = {"jobId": job.job_id, "status": ACCEPTED, "total": job.total,
             "statusUrl": job_status_url(app, job.job_id)}
     return answer(app, data, 0 if repeated else job.reserved, status=202)
 

@@ -216,9 +216,9 @@ def _refund_quietly(reservation: Reservation) -> None:
 
 @contextmanager
 def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
-    """Hold a concurrency slot (not for a free read) and reserve before the work; give the credits back if the work fails in
-    any way, or if API Gateway gave up on the request meanwhile (the caller got its 504). The slot is
-    released on every way out."""
+    """Hold a concurrency slot (not for a free read) and reserve before the work; give the credits back if
+    the work fails in any way, or if API Gateway gave up on the request meanwhile (the caller got its 504).
+    The slot is released on every way out."""
     request_id = request_scope.request_id() or str(uuid.uuid4())
     if request_scope.remaining_ms() <= 0:
         raise NavigationTimeout("The request's time budget was spent before the work could start")

@@ -34,6 +34,8 @@ from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
 
 RETENTION = timedelta(days=7)
+# The status a job is created with: what its 202 says, the first answer and every Idempotency-Key replay.
+ACCEPTED = "queued"
 FINAL = ("completed", "failed")
 # A job in one of these runs no more items: they finish as cancelled, refunded.
 STOPPING = ("cancelling", "cancelled")
@@ -185,7 +187,7 @@ def create_job(new: NewJob) -> Job:
             "jobId": new.job_id,
             "userId": new.caller.user_id,
             "operation": new.operation,
-            "status": "queued",
+            "status": ACCEPTED,
             "total": new.total,
             "costEach": new.cost_each,
             "charged": limited,

@@ -10,11 +10,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from webcapture.jobs.batch_request import EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
+from webcapture.jobs.job_store import ACCEPTED
 from webcapture.openapi.answers import _Answer
 
 JobOperation = Literal["screenshot", "links", "ai-extract", "markdown", "content", "pdf"]
 WebhookEvent = Literal["job.completed", "job.failed", "job.cancelled", "item.completed"]
 assert set(WebhookEvent.__args__) == set(EVENTS)  # type: ignore[attr-defined]
+# What every 202 of a submit says, the first and each Idempotency-Key replay alike (docs/decisions.md).
+AcceptedStatus = Literal["queued"]
+assert AcceptedStatus.__args__ == (ACCEPTED,)  # type: ignore[attr-defined]
 
 
 class WebhookRequest(BaseModel):
@@ -22,7 +26,8 @@ class WebhookRequest(BaseModel):
     url: str = Field(description="Where events are POSTed; it passes the egress policy at submit and at "
                                  "every delivery", json_schema_extra={"format": "uri"})
     events: list[WebhookEvent] | None = Field(None, min_length=1,
-                                              description="Default: job.completed and job.failed")
+                                              description="Default: job.completed, job.failed and "
+                                                          "job.cancelled")
     metadata: dict[str, Any] | None = Field(
         None, description=f"Echoed in every event; at most {MAX_METADATA_BYTES} bytes as JSON")
 
@@ -40,14 +45,16 @@ class BatchRequest(BaseModel):
 
 class BatchAcceptedData(_Answer):
     jobId: str
-    status: Literal["queued"]
+    status: AcceptedStatus = Field(description="Always queued, a replay too: GET statusUrl for the job's "
+                                               "status now")
     total: int
     statusUrl: str = Field(description="GET it for the job's status and results")
 
 
 class CrawlAcceptedData(_Answer):
     jobId: str
-    status: Literal["queued"]
+    status: AcceptedStatus = Field(description="Always queued, a replay too: GET statusUrl for the job's "
+                                               "status now")
     total: int = Field(description="Pages recorded so far: the start page; it grows as links are found")
     statusUrl: str = Field(description="GET it for the crawl's status and its pages' results")
 
