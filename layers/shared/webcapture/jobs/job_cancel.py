@@ -16,6 +16,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from webcapture import request_scope
 from webcapture.aws import dynamodb_client
 from webcapture.envelopes import utc_timestamp
 from webcapture.jobs import job_store, webhook_events
@@ -25,6 +26,8 @@ from webcapture.site.crawl_credits import settle_crawl
 
 # Two writes per item and two for the job and the key: within DynamoDB's 100 per transaction.
 _CHUNK = 49
+# What the DELETE keeps of its time budget to settle the job and answer.
+_ANSWER_RESERVE_MS = 5_000
 
 
 def _started(job_id: str) -> set[int]:
@@ -118,6 +121,10 @@ def cancel_unstarted(job: Job, noun: str = "job") -> int:
     waiting = [index for index in range(job.total) if index not in started]
     finished = 0
     for start in range(0, len(waiting), _CHUNK):
+        if request_scope.remaining_ms() < _ANSWER_RESERVE_MS:
+            # Out of time for this request: the rest finish as cancelled, refunded, when their messages
+            # come up (a worker reads `cancelling` before it runs anything); the job ends after them.
+            break
         chunk = waiting[start : start + _CHUNK]
         if _apply(job, chunk, message):
             finished += len(chunk)
