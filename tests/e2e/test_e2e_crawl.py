@@ -256,5 +256,12 @@ def test_the_cli_writes_one_file_per_page(api: LocalApi, site: CrawlSite, tmp_pa
     assert as_json.returncode == 0, as_json.stderr
     (page,) = [json.loads(Path(line).read_text()) for line in as_json.stdout.splitlines()]
     assert page["url"] == site.url("/about.html") and page["links"][0]["url"] == site.url("/")
+    many = webcapture(api, "crawl", site.url("/"), "--limit", "300", "--sitemap", "skip", "--max-concurrency", "4",
+                      "--wait", "--out", str(tmp_path / "many"), "--quiet")
+    assert many.returncode == 0, many.stderr
+    files = sorted((tmp_path / "many").iterdir())
+    skipped = many.stderr.count("SKIPPED")  # the redirect off site, when the crawl reached it: not a page
+    assert len(files) == 300 - skipped and len(many.stdout.splitlines()) == len(files)
+    assert sorted(int(path.name[:4]) for path in files) == sorted(set(int(path.name[:4]) for path in files))
     refused = webcapture(api, "crawl", f"http://{CANARY_HOST}:1/", "--quiet")
     assert refused.returncode == 4 and "URL_NOT_ALLOWED" in refused.stderr
