@@ -27,7 +27,7 @@ from webcapture.auth.caller import Caller, caller_from_event
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import error_body, success_body, validation_error_body
 from webcapture.errors import ApiError, InvalidJson, NavigationTimeout, NotFound, RequestValidationError
-from webcapture.jobs.job_store import ACCEPTED
+from webcapture.jobs.batch_request import ACCEPTED
 from webcapture.observability import logger, metrics, tracer
 from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings

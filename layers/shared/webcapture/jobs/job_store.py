@@ -28,14 +28,13 @@ from webcapture.aws import dynamodb_client, dynamodb_table, s3_client
 from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import Unauthorized, UsageExceeded
+from webcapture.jobs.batch_request import ACCEPTED
 from webcapture.metering import key_charge
 from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
 
 RETENTION = timedelta(days=7)
-# The status a job is created with: what its 202 says, the first answer and every Idempotency-Key replay.
-ACCEPTED = "queued"
 FINAL = ("completed", "failed")
 # A job in one of these runs no more items: they finish as cancelled, refunded.
 STOPPING = ("cancelling", "cancelled")

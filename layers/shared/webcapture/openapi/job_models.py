@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from webcapture.jobs.batch_request import EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
-from webcapture.jobs.job_store import ACCEPTED
+from webcapture.jobs.batch_request import ACCEPTED, EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
 from webcapture.openapi.answers import _Answer
 
 JobOperation = Literal["screenshot", "links", "ai-extract", "markdown", "content", "pdf"]
