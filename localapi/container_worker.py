@@ -13,6 +13,7 @@ import contextlib
 import ctypes
 import importlib.util
 import json
+import os
 import sys
 import time
 import uuid
@@ -21,6 +22,9 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+from localapi.dns_client import DNS_SERVER_VARIABLE, resolver_at
+from webcapture.egress.resolver import use_resolver
 
 Handler = Callable[[dict[str, Any], Any], Any]
 _PR_SET_NAME = 15
@@ -117,6 +121,9 @@ def container_main(conn: Connection, code_uri: str, handler: str, function: str,
                    memory_mb: int) -> None:
     with contextlib.suppress(OSError, AttributeError):  # tests and the load report find containers by it
         ctypes.CDLL(None).prctl(_PR_SET_NAME, process_name(function).encode(), 0, 0, 0)
+    dns_server = os.environ.get(DNS_SERVER_VARIABLE)
+    if dns_server:  # a test's loopback DNS server answers the egress guard (localapi/dns_client.py)
+        use_resolver(resolver_at(dns_server))
     try:
         loaded = load_handler(Path(code_uri), handler, function)
     except Exception as exc:  # an init error: reported on the first invocation, as Lambda does

@@ -50,7 +50,8 @@ class ContainerDied(Exception):
 # this process's environment at that moment) with no threads running, so the fork is safe.
 # A module missing here (renamed, say) is skipped by the fork server: it only costs that saving.
 _PRELOAD = ["boto3", "botocore.client", "pydantic", "aws_lambda_powertools.event_handler", "jsonschema",
-            "playwright.sync_api", "openai", "webcapture.api", "webcapture.auth.authorizer",
+            "playwright.sync_api", "openai", "webcapture.edge.middleware", "webcapture.edge.lambda_entry",
+            "webcapture.auth.authorizer",
             "webcapture.operations.take_screenshot", "webcapture.operations.collect_page_links",
             "webcapture.operations.extract_from_page", "localapi.container_worker"]
 _CONTEXT = multiprocessing.get_context("forkserver")

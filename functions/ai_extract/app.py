@@ -9,9 +9,11 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, request_body
 from webcapture.cached_responses import cached_response, json_answer
 from webcapture.credits import Operation
+from webcapture.edge.lambda_entry import entry_point
+from webcapture.edge.middleware import create_resolver
+from webcapture.edge.requests import current_caller, request_body
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import AiExtractRequest
 from webcapture.observability import tracer

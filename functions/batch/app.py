@@ -2,7 +2,10 @@
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, job_accepted, raw_body
+from webcapture.edge.lambda_entry import entry_point
+from webcapture.edge.middleware import create_resolver
+from webcapture.edge.requests import current_caller, raw_body
+from webcapture.jobs.accepted import job_accepted
 from webcapture.jobs.idempotency import HEADER
 from webcapture.jobs.submit import submit_batch
 from webcapture.observability import tracer

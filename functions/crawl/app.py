@@ -8,7 +8,10 @@ import webcapture.warm_start  # noqa: F401
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, job_accepted, raw_body
+from webcapture.edge.lambda_entry import entry_point
+from webcapture.edge.middleware import create_resolver
+from webcapture.edge.requests import current_caller, raw_body
+from webcapture.jobs.accepted import job_accepted
 from webcapture.jobs.idempotency import HEADER
 from webcapture.observability import tracer
 from webcapture.settings import get_settings

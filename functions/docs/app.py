@@ -5,7 +5,9 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_public_resolver, entry_point, json_document, static
+from webcapture.edge.lambda_entry import entry_point
+from webcapture.edge.middleware import create_public_resolver
+from webcapture.edge.responses import json_document, static
 from webcapture.observability import tracer
 from webcapture.openapi.docs_page import DOCS_HTML, asset
 from webcapture.openapi.document import openapi_document

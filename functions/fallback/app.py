@@ -4,7 +4,8 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from webcapture.api import error_response, request_id_of
+from webcapture.edge.requests import request_id_of
+from webcapture.edge.responses import error_response
 from webcapture.errors import MethodNotAllowed
 from webcapture.observability import logger
 

@@ -2,7 +2,10 @@
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import answer, create_resolver, current_caller, entry_point
+from webcapture.edge.lambda_entry import entry_point
+from webcapture.edge.middleware import create_resolver
+from webcapture.edge.requests import current_caller
+from webcapture.edge.responses import answer
 from webcapture.jobs.job_cancel import cancel_job_or_crawl
 from webcapture.jobs.job_view import job_data, owned_job
 from webcapture.observability import tracer

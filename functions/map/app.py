@@ -2,8 +2,11 @@
 
 from aws_lambda_powertools.event_handler import Response
 
-from webcapture.api import create_resolver, current_caller, entry_point, request_body, success
 from webcapture.credits import Operation
+from webcapture.edge.lambda_entry import entry_point
+from webcapture.edge.middleware import create_resolver
+from webcapture.edge.requests import current_caller, request_body
+from webcapture.edge.responses import success
 from webcapture.models.site_requests import MapRequest
 from webcapture.observability import tracer
 from webcapture.operations.map_site import map_site_urls

@@ -19,9 +19,11 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
 )
 from webcapture import aws, request_scope
 from webcapture.ai.provider import provider_config
-from webcapture.api import create_resolver, current_caller, entry_point
 from webcapture.auth import api_keys
 from webcapture.browser import take_screenshot
+from webcapture.edge.lambda_entry import entry_point
+from webcapture.edge.middleware import create_resolver
+from webcapture.edge.requests import current_caller
 from webcapture.egress import resolver
 from webcapture.errors import NavigationTimeout
 from webcapture.metering import metered

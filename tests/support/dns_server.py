@@ -1,5 +1,6 @@
-"""A DNS server on loopback that answers from a test resolver (a MapResolver), for the egress guard's
-`WEBCAPTURE_EGRESS_DNS_SERVER` setting: the guard asks it as it would ask any DNS server.
+"""A DNS server on loopback that answers from a test resolver (a MapResolver), asked by the egress guard
+through localapi/dns_client.py as it would ask any DNS server (in this process, and in the containers of a
+local API started with `WEBCAPTURE_EGRESS_DNS_SERVER`).
 
 One lookup by the guard is an A and an AAAA query from one socket; the server asks the resolver once, on
 the A query, and answers the AAAA query from that same answer, so `resolver.calls` counts lookups (and a
@@ -17,8 +18,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
-from webcapture.egress.dns_client import TYPE_A, TYPE_AAAA
-from webcapture.settings import get_settings
+from localapi.dns_client import DNS_SERVER_VARIABLE, TYPE_A, TYPE_AAAA, resolver_at
+from webcapture.egress.resolver import use_resolver
 
 Lookup = Callable[[str], Iterable[str]]
 _HEADER = struct.Struct("!HHHHHH")
@@ -98,17 +99,18 @@ class DnsServer:
 
 @contextmanager
 def answering(resolver: Lookup, *, delay_s: float = 0.0) -> Iterator[DnsServer]:
-    """A DNS server answering from `resolver`, named in WEBCAPTURE_EGRESS_DNS_SERVER while the block runs."""
+    """A DNS server answering from `resolver` while the block runs: the egress guard's resolver in this
+    process, and named in WEBCAPTURE_EGRESS_DNS_SERVER for a local API started inside the block."""
     server = DnsServer(resolver, delay_s=delay_s)
-    previous = os.environ.get("WEBCAPTURE_EGRESS_DNS_SERVER")
-    os.environ["WEBCAPTURE_EGRESS_DNS_SERVER"] = server.address
-    get_settings.cache_clear()
+    previous = os.environ.get(DNS_SERVER_VARIABLE)
+    os.environ[DNS_SERVER_VARIABLE] = server.address
+    replaced = use_resolver(resolver_at(server.address))
     try:
         yield server
     finally:
+        use_resolver(replaced)
         if previous is None:
-            os.environ.pop("WEBCAPTURE_EGRESS_DNS_SERVER", None)
+            os.environ.pop(DNS_SERVER_VARIABLE, None)
         else:
-            os.environ["WEBCAPTURE_EGRESS_DNS_SERVER"] = previous
-        get_settings.cache_clear()
+            os.environ[DNS_SERVER_VARIABLE] = previous
         server.stop()

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from webcapture.api import raw_body
+from webcapture.edge.requests import raw_body
 from webcapture.errors import InvalidJson, RequestValidationError
 from webcapture.models.requests import AiExtractRequest, LinksRequest, ScreenshotRequest
 from webcapture.validation import MAX_JSON_DEPTH, parse_json_body, validate_request

@@ -7,10 +7,10 @@ import pytest
 from botocore.exceptions import EndpointConnectionError
 
 from webcapture import cache
+from webcapture.answer_forms import FileAnswer
 from webcapture.aws import s3_client
 from webcapture.cache import entries, storage
 from webcapture.models.requests import ScreenshotRequest
-from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
 
 pytestmark = pytest.mark.usefixtures("aws_resources")

@@ -46,6 +46,7 @@ from webcapture.egress import (
 from webcapture.egress import proxy as egress_proxy
 from webcapture.egress.addresses import IPAddress
 from webcapture.egress.proxy import Streams, Timeouts, container_proxy
+from webcapture.egress.resolver import use_resolver
 from webcapture.settings import get_settings
 
 pytest_plugins = ["tests.support.egress_fixtures"]
@@ -317,13 +318,15 @@ def test_dns_rebinding_through_the_system_resolver(
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0))]
 
     monkeypatch.setattr(socket, "getaddrinfo", rebinding_getaddrinfo)
-    monkeypatch.delenv("WEBCAPTURE_EGRESS_DNS_SERVER")  # no configured server: the system resolver
-    get_settings.cache_clear()
-    response, sock = connect(proxy.url, f"sysrebind.test:{servers.port}")
-    with sock:
-        assert response.status == 200
-        sock.sendall(b"GET /hello HTTP/1.1\r\nHost: sysrebind.test\r\nConnection: close\r\n\r\n")
-        assert read_to_close(sock).endswith(b"hello from public")
+    replaced = use_resolver(None)  # no DNS server of the test's: the system resolver
+    try:
+        response, sock = connect(proxy.url, f"sysrebind.test:{servers.port}")
+        with sock:
+            assert response.status == 200
+            sock.sendall(b"GET /hello HTTP/1.1\r\nHost: sysrebind.test\r\nConnection: close\r\n\r\n")
+            assert read_to_close(sock).endswith(b"hello from public")
+    finally:
+        use_resolver(replaced)
     assert lookups == ["sysrebind.test"]
     assert_untouched(servers, proxy)
 

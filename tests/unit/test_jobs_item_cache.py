@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.jobs_records import Runs, caller_of, event_of, receive_all, remaining
 from webcapture import cache, concurrency
+from webcapture.answer_forms import FileAnswer
 from webcapture.auth import api_keys
 from webcapture.aws import s3_client
 from webcapture.cached_responses import file_form
@@ -18,7 +19,6 @@ from webcapture.jobs import job_store
 from webcapture.jobs.item_worker import ItemRunner, handle_records
 from webcapture.jobs.submit import submit_batch
 from webcapture.models.requests import LinksRequest, ScreenshotRequest
-from webcapture.operations.file_answers import FileAnswer
 from webcapture.operations.take_screenshot import stored_screenshot_request
 from webcapture.settings import get_settings
 

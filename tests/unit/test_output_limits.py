@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from webcapture.answer_forms import prefers_json
 from webcapture.browser.pdf import count_pages
 from webcapture.envelopes import success_body
-from webcapture.operations.file_answers import prefers_json
 from webcapture.operations.text_answers import fit_text
 from webcapture.response_limits import (
     ENVELOPE_ALLOWANCE,

@@ -19,11 +19,11 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from botocore.exceptions import BotoCoreError, ClientError
 
 from webcapture import cache, metering
-from webcapture.api import file_response
+from webcapture.answer_forms import FileAnswer, prefers_json
 from webcapture.auth.caller import Caller
 from webcapture.credits import Operation
+from webcapture.edge.responses import file_response
 from webcapture.models.page_control import PageControl
-from webcapture.operations.file_answers import FileAnswer, prefers_json
 
 CACHE_HEADER = "X-Cache"
 # A hit's bytes form has no metadata to carry cachedAt; this header does.

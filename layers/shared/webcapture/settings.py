@@ -146,9 +146,6 @@ class Settings:
 
     # Egress policy (CONTRACT 13): CIDRs or address:port entries allowed in development and tests only.
     egress_allow: tuple[str, ...] = _env("WEBCAPTURE_EGRESS_ALLOW", _list, ())
-    # "address:port" of a DNS server the egress guard asks instead of the system resolver (development and
-    # tests: a loopback server that maps test names, answers slowly or rebinds). Unset in production.
-    egress_dns_server: str | None = _env("WEBCAPTURE_EGRESS_DNS_SERVER", _optional, None)
 
     # AI provider (CONTRACT 9)
     openai_api_key: str | None = _env("OPENAI_API_KEY", _optional, None)
@@ -201,18 +198,3 @@ class Settings:
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings.from_env()
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """What the client CLI (`webcapture shot|links|extract|...`) reads: where the API is, and the key."""
-
-    api_url: str = "http://127.0.0.1:3000"
-    api_key: str | None = None
-
-
-def client_settings() -> ClientSettings:
-    return ClientSettings(
-        api_url=(os.environ.get("WEBCAPTURE_API_URL", "") or ClientSettings.api_url).rstrip("/"),
-        api_key=_optional("WEBCAPTURE_API_KEY"),
-    )

@@ -62,7 +62,7 @@ class LoadedPage:
     deadline: Deadline
     motion: MainFrameMotion
     # What the answer must tell the caller about this page (a bestAttempt wait that ran out, say): the
-    # action puts them on its result; the operations layer renders them (webcapture.api.with_warnings).
+    # action puts them on its result; the operations layer renders them (answer_warnings.with_warnings).
     warnings: list[str] = field(default_factory=list)
 
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from webcapture.operations.file_answers import FileAnswer
+from webcapture.answer_forms import FileAnswer
 
 FORMAT_VERSION = 1
 _FORMS = ("binary", "json", "redirect")

@@ -14,12 +14,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from webcapture.answer_forms import FileAnswer
 from webcapture.aws import s3_client
 from webcapture.cache.entries import CorruptEntry, Entry, decode, encode
 from webcapture.cache.keys import CacheKey, file_marker_key
 from webcapture.envelopes import utc_timestamp
 from webcapture.observability import logger, metrics
-from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
 
 _DAY_MS = 86_400_000

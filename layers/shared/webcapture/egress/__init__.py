@@ -10,7 +10,7 @@
   host answers (each host looked up once per request, failures included).
 
 Modules: addresses (which IPs), hosts (browser-exact URL/host parsing), resolver (which resolver, and a
-request's answers), dns_client (asking one DNS server, for development and tests), policy (the decision
+request's answers), policy (the decision
 for host:port), http1 (the proxy's HTTP), proxy, chromium, refusals, edge.
 """
 

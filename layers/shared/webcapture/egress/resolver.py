@@ -3,8 +3,8 @@
 The proxy resolves each host once and connects to what it checked, so whatever this returns is exactly
 where traffic goes. A `Resolver` is any callable from a name to its addresses; the one used is passed in
 (the proxy and the edge check take one) or, by default, the system resolver (getaddrinfo, in a thread so
-neither the event loop nor a stuck lookup blocks others). `WEBCAPTURE_EGRESS_DNS_SERVER` (development and
-tests only) asks one DNS server directly instead (dns_client.py).
+neither the event loop nor a stuck lookup blocks others). Development and tests may put another in its
+place with `use_resolver` (the local API's DNS client, a test's map of names).
 
 `HostAnswers` keeps a request's answers: every host is looked up once for the request's life, failures
 included, and every connection to it uses the addresses checked then. One per request, never shared.
@@ -20,14 +20,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from functools import lru_cache
 from typing import Final
 
 from webcapture import request_scope
-from webcapture.egress import dns_client
 from webcapture.egress.addresses import IPAddress
 from webcapture.errors import NavigationTimeout
-from webcapture.settings import get_settings
 
 # A resolver maps a name to its addresses (strings or ipaddress objects); raising OSError, or returning
 # nothing, means "does not resolve". Blocking: it runs in a worker thread.
@@ -51,18 +48,20 @@ def system_resolver(name: str) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
+_replacement: Resolver | None = None
+
+
+def use_resolver(resolver: Resolver | None) -> Resolver | None:
+    """Development and tests: lookups without a resolver of their own ask `resolver` (None: the system's
+    again). Returns the one it replaces, to put back."""
+    global _replacement
+    previous, _replacement = _replacement, resolver
+    return previous
+
+
 def default_resolver() -> Resolver:
-    """The system resolver, or the DNS server `WEBCAPTURE_EGRESS_DNS_SERVER` names."""
-    return _configured(get_settings().egress_dns_server)
-
-
-@lru_cache(maxsize=4)
-def _configured(server: str | None) -> Resolver:
-    if not server:
-        return system_resolver
-    host, _, port = server.rpartition(":")
-    address = (host.strip("[]"), int(port))
-    return lambda name: dns_client.lookup(address, name, DNS_TIMEOUT_S)
+    """The system resolver, or the one `use_resolver` put in its place."""
+    return _replacement or system_resolver
 
 
 def resolve(name: str, resolver: Resolver | None = None) -> tuple[IPAddress, ...]:

@@ -20,6 +20,7 @@ from webcapture import aws
 from webcapture.errors import ApiError, ConcurrencyLimitExceeded, RequestValidationError, ServiceUnavailable
 from webcapture.jobs import job_store, webhook_events
 from webcapture.jobs.job_store import Job, Outcome
+from webcapture.jobs.sqs_records import handle_each_record
 from webcapture.observability import logger, metrics
 from webcapture.settings import get_settings
 
@@ -63,16 +64,7 @@ def handle_records(
     event: dict[str, Any], kind: ItemKind, handle_record: Callable[[dict[str, Any]], None]
 ) -> dict[str, Any]:
     """Each record of the SQS event, with the ones to deliver again as the partial batch response."""
-    failures: list[dict[str, str]] = []
-    for record in event.get("Records", []):
-        try:
-            handle_record(record)
-        except Exception as error:
-            # Delivered again after the visibility timeout; the claim and the transaction keep it to one run.
-            logger.warning(f"{kind.job_noun} {kind.item_noun} delivered again later",
-                           extra={"error": repr(error)})
-            failures.append({"itemIdentifier": record["messageId"]})
-    return {"batchItemFailures": failures}
+    return handle_each_record(event, handle_record, f"{kind.job_noun} {kind.item_noun}")
 
 
 def receive_count(record: dict[str, Any]) -> int:

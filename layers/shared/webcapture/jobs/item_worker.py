@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from webcapture import cache, metering, request_scope
+from webcapture.answer_forms import FileAnswer
 from webcapture.auth.caller import Caller
 from webcapture.credits import Operation
 from webcapture.jobs import item_delivery, job_store
@@ -29,7 +30,6 @@ from webcapture.jobs.job_store import Job, Outcome
 from webcapture.jobs.work_queue import ItemMessage, send_item_later
 from webcapture.models.page_control import PageControl
 from webcapture.observability import metrics
-from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
 from webcapture.validation import validate_request
 

@@ -11,22 +11,16 @@ from typing import Any
 
 from webcapture.envelopes import utc_timestamp
 from webcapture.jobs import job_store
+from webcapture.jobs.sqs_records import handle_each_record
 from webcapture.jobs.webhook_delivery import deliver
 from webcapture.jobs.webhook_secrets import current_secret
 from webcapture.jobs.work_queue import MAX_DELAY_S, send_webhook_event
-from webcapture.observability import logger, metrics
+from webcapture.observability import metrics
 from webcapture.settings import get_settings
 
 
 def handle_records(event: dict[str, Any]) -> dict[str, Any]:
-    failures: list[dict[str, str]] = []
-    for record in event.get("Records", []):
-        try:
-            _handle(json.loads(record["body"]))
-        except Exception as error:
-            logger.warning("webhook event delivered again later", extra={"error": repr(error)})
-            failures.append({"itemIdentifier": record["messageId"]})
-    return {"batchItemFailures": failures}
+    return handle_each_record(event, lambda record: _handle(json.loads(record["body"])), "webhook event")
 
 
 def _handle(message: dict[str, Any]) -> None:

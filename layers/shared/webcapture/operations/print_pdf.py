@@ -1,6 +1,6 @@
 """POST /v1/web/pdf (CONTRACT 15): print, answer as bytes, JSON, or a 303 to the stored file.
 
-The three forms are the screenshot's (CONTRACT 7), decided by the same code: operations.file_answers.
+The three forms are the screenshot's (CONTRACT 7), decided by the same code: webcapture.answer_forms.
 """
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from webcapture import egress
+from webcapture.answer_forms import FileAnswer, MadeFile, answer_with_file, stored_data
 from webcapture.auth.caller import Caller
 from webcapture.browser.pdf import CONTENT_TYPE, Pdf, print_pdf
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import PdfRequest
-from webcapture.operations.file_answers import FileAnswer, MadeFile, answer_with_file, stored_data
 from webcapture.stored_files import PDFS, store_file
 from webcapture.unicode_text import well_formed
 

@@ -3,10 +3,10 @@ header. The link's query is the request; its signer's key pays, as for a POST.""
 
 from __future__ import annotations
 
+from webcapture.answer_forms import FileAnswer
 from webcapture.auth.caller import Caller
 from webcapture.errors import InvalidSignature, Unauthorized
 from webcapture.models.requests import ScreenshotRequest
-from webcapture.operations.file_answers import FileAnswer
 from webcapture.operations.take_screenshot import capture_screenshot
 from webcapture.signing.links import verify
 from webcapture.signing.query_fields import body_from_query

@@ -1,18 +1,18 @@
 """POST /v1/web/screenshot (CONTRACT 7, 12): capture, answer as bytes, JSON, or a 303 to the stored file
-(the forms: operations.file_answers)."""
+(the forms: webcapture.answer_forms)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from webcapture import egress
+from webcapture.answer_forms import FileAnswer, MadeFile, answer_with_file, stored_data
 from webcapture.auth.caller import Caller
 from webcapture.browser.screenshot import Screenshot, take_screenshot
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.metering import metered
 from webcapture.models.requests import ScreenshotRequest
-from webcapture.operations.file_answers import FileAnswer, MadeFile, answer_with_file, stored_data
 from webcapture.stored_files import store_image
 
 

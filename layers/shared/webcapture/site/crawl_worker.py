@@ -73,7 +73,7 @@ CRAWL_PAGE = ItemKind(job_noun="crawl", item_noun="page", metric="CrawlPage", se
 
 
 class CrawlWorker:
-    """The crawl function's SQS side (webcapture.api.entry_point calls `handle` for SQS events)."""
+    """The crawl function's SQS side (edge.lambda_entry.entry_point calls `handle` for SQS events)."""
 
     def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]:
         return handle_records(event, CRAWL_PAGE, lambda record: _handle_record(record, remaining_ms))

@@ -1,8 +1,9 @@
 """Asking one DNS server directly (RFC 1035 over UDP): A and AAAA for a name, nothing else.
 
-For development and tests (`WEBCAPTURE_EGRESS_DNS_SERVER`): a loopback server the test controls answers
-the egress guard's lookups, so a test can map names, answer slowly or change its answer (rebinding)
-without touching the machine's resolver. Production asks the system resolver (resolver.py).
+Development and tests only (it ships in no function): with `WEBCAPTURE_EGRESS_DNS_SERVER` set, the local
+API's containers hand the egress guard `resolver_at(that server)` (webcapture.egress.resolver.use_resolver),
+so a loopback server the test controls answers the guard's lookups: it can map names, answer slowly or
+change its answer (rebinding) without touching the machine's resolver. Production asks the system resolver.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import secrets
 import socket
 import struct
 import time
+from collections.abc import Callable
 from typing import Final
 
 from webcapture.egress.addresses import IPAddress
@@ -99,3 +101,15 @@ def _skip_name(packet: bytes, offset: int) -> int:
         if length & 0xC0 == 0xC0:  # a compression pointer ends the name
             return offset + 2
         offset += 1 + length
+
+
+DNS_SERVER_VARIABLE: Final = "WEBCAPTURE_EGRESS_DNS_SERVER"
+LOOKUP_TIMEOUT_S: Final = 5.0
+
+
+def resolver_at(server: str) -> Callable[[str], list[IPAddress]]:
+    """A resolver for the egress guard that asks the DNS server at "address:port" ("[v6]:port" too)."""
+    host, _, port = server.rpartition(":")
+    address = (host.strip("[]"), int(port))
+    return lambda name: lookup(address, name, LOOKUP_TIMEOUT_S)
+
