@@ -24,7 +24,7 @@ CANCELLED_BATCH = 50
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[LocalApi]:
-    stack = start_jobs_stack("127.0.0.1/32", 10_000, WEBCAPTURE_REQUEST_BUDGET_MS="20000")
+    stack = start_jobs_stack("127.0.0.1/32", 10_000)
     yield stack
     stack.stop()
 
