@@ -6,7 +6,7 @@ from webcapture.edge.lambda_entry import entry_point
 from webcapture.edge.middleware import create_resolver
 from webcapture.edge.requests import current_caller
 from webcapture.edge.responses import answer
-from webcapture.jobs import job_store
+from webcapture.jobs.job_cancel import cancel_job_or_crawl
 from webcapture.jobs.job_view import job_data, owned_job
 from webcapture.observability import tracer
 
@@ -28,7 +28,7 @@ def get_job(job_id: str) -> Response[str]:
 @tracer.capture_method
 def cancel_job(job_id: str) -> Response[str]:
     job = owned_job(current_caller(app), job_id)
-    job_store.cancel_job(job.job_id)  # a finished job stays as it is
+    cancel_job_or_crawl(job)  # an ended job stays as it is
     return answer(app, job_data(owned_job(current_caller(app), job_id)), 0)
 
 

@@ -106,7 +106,10 @@ def test_cancel_stops_what_has_not_started_and_refunds_it(api: LocalApi, site: F
     while job(api, job_id)["completed"] == 0:  # until the first item is done: most have not started
         time.sleep(0.2)
     cancelled = api.call("DELETE", f"/v1/jobs/{job_id}")
-    assert cancelled.status_code == 200 and cancelled.json()["data"]["status"] == "cancelled"
+    # `cancelling` while the running items finish; what never started is refunded already.
+    answered = cancelled.json()["data"]
+    assert cancelled.status_code == 200 and answered["status"] in ("cancelling", "cancelled")
+    assert answered["cancelled"] > 0
     settled = wait_until_settled(api, job_id, give_up_s=300)
     assert settled["status"] == "cancelled"
     # A slow start on a busy machine may fail an item (refunded like the cancelled ones).

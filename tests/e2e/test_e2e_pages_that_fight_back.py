@@ -168,6 +168,10 @@ def test_failOnStatus_turns_a_404_into_a_refunded_502(api: LocalApi, site: Fight
     assert "404" in body["error"]["message"]
     assert_envelope_error(post(api, "/v1/web/screenshot", {"url": site.url("/nowhere"), "failOnStatus": [404]}),
                           502, "TARGET_HTTP_ERROR")
+    # The status is known before any action: a click that could never succeed on the 404 page is not tried.
+    assert_envelope_error(post(api, "/v1/web/links", {"url": site.url("/nowhere"), "failOnStatus": [404],
+                                                      "actions": [{"type": "click", "selector": "#never-there"}]}),
+                          502, "TARGET_HTTP_ERROR")
     assert remaining(api) == before
     captured = assert_success(post(api, "/v1/web/content", {"url": site.url("/nowhere"),
                                                             "failOnStatus": ["5xx", 403]}), 1)

@@ -16,11 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import requests
 
 from tests.support.fake_openai import FakeOpenAI, json_completion
 from tests.support.fixture_server import EGRESS_ALLOW, get_server
+from tests.support.jobs_client import job, wait_until_settled
+from tests.support.json_schema_refs import resolved
 from tests.support.local_api import LocalApi, start_local_api
 
 CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,"
@@ -85,3 +88,24 @@ def test_schemathesis_finds_nothing(fuzzed_api: LocalApi, tmp_path: Path) -> Non
     assert "generated" in run.stdout  # it ran test cases, not nothing
     crashes = [line for line in fuzzed_api.output if "unhandled error" in line or "Traceback" in line]
     assert not crashes, "".join(crashes[:5])
+
+
+def test_an_idempotency_replay_answers_as_the_document_says(fuzzed_api: LocalApi) -> None:
+    """The fuzzing above leaves batches out (their items would run long after it); a replay of one is
+    checked here against the same document: its 202 schema, after the job has started and after it ended."""
+    document = requests.get(fuzzed_api.url + "/v1/openapi.json", timeout=30).json()
+    accepted = document["paths"]["/v1/batch"]["post"]["responses"]["202"]["content"]["application/json"]
+    validator = jsonschema.Draft202012Validator(
+        resolved(accepted["schema"], document["components"]["schemas"], "#/components/schemas/"))
+    body = {"operation": "links", "requests": [{"url": get_server().url("/plain.html")}]}
+    headers = {"Idempotency-Key": "schemathesis-replay"}
+    answers = [fuzzed_api.call("POST", "/v1/batch", json=body, headers=headers)]
+    job_id = answers[0].json()["data"]["jobId"]
+    wait_until_settled(fuzzed_api, job_id, give_up_s=300)
+    answers.append(fuzzed_api.call("POST", "/v1/batch", json=body, headers=headers))
+    for answer in answers:
+        assert answer.status_code == 202, answer.text
+        errors = [error.message for error in validator.iter_errors(answer.json())]
+        assert not errors, (answer.text, errors)
+    assert answers[1].json()["data"]["jobId"] == job_id and answers[1].json()["creditsCost"] == 0
+    assert job(fuzzed_api, job_id)["status"] == "completed"  # the replay said queued: it was accepted so

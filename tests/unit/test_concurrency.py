@@ -141,6 +141,15 @@ def test_a_refused_request_takes_no_credit(aws_resources: None) -> None:
     assert item["remaining"] == 9 and item["requestCount"] == 1
 
 
+def test_a_free_read_runs_while_every_slot_is_taken_and_takes_none(aws_resources: None) -> None:
+    _, record = api_keys.create_key("u", "k", remaining=10, max_concurrency=1)
+    caller = caller_for(record)
+    with metering.metered(caller, 1), metering.metered(caller, 0):
+        assert len(leases_of(record)) == 1  # only the browser work's
+    item = item_of(record)
+    assert item["remaining"] == 9 and item["requestCount"] == 2  # the free read is still counted
+
+
 def test_session_tokens_have_no_per_key_slot(aws_resources: None) -> None:
     session = Caller(user_id="u", kind="session")
     assert all(acquire(session, f"r{n}") is None for n in range(10))

@@ -22,7 +22,7 @@ def test_a_valid_batch_keeps_every_body_and_its_timeout() -> None:
                          "webhook": {"url": "https://hooks.example/x", "metadata": {"run": 7}}})
     assert batch.operation.value == "links"
     assert batch.timeouts_ms == (None, 120_000)
-    assert batch.webhook is not None and batch.webhook.events == ("job.completed", "job.failed")
+    assert batch.webhook is not None and batch.webhook.events == ("job.completed", "job.failed", "job.cancelled")
 
 
 def test_every_invalid_item_is_named_by_its_index() -> None:

@@ -87,7 +87,7 @@ def test_failed_and_cancelled_items_are_refunded_and_the_event_queued(
         links_queue: str, jobs_aws: dict[str, str]) -> None:
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     with answering(lambda name: ["93.184.215.14"]):  # a public address for the webhook's host
-        job_id = submit(record, 4, webhook={"url": "https://hooks.example/x", "events": ["job.completed"]})
+        job_id = submit(record, 4, webhook={"url": "https://hooks.example/x", "events": ["job.cancelled"]})
     messages = receive_all(links_queue)
     run(messages[:2], Runs(fail=NavigationFailed))
     assert job_store.cancel_job(job_id)
@@ -101,7 +101,7 @@ def test_failed_and_cancelled_items_are_refunded_and_the_event_queued(
     assert results[0]["error"]["code"] == "NAVIGATION_FAILED"
     (event,) = receive_all(jobs_aws["WebhooksQueue"])
     body = json.loads(event["Body"])
-    assert body["payload"]["type"] == "job.completed" and body["payload"]["status"] == "cancelled"
+    assert body["payload"]["type"] == "job.cancelled" and body["payload"]["status"] == "cancelled"
 
 
 def test_aws_trouble_is_a_partial_batch_failure_and_frees_the_item(links_queue: str) -> None:

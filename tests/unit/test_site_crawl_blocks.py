@@ -72,7 +72,8 @@ def jobs_table(aws_resources: None, settings_env: pytest.MonkeyPatch) -> Iterato
                         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
                                    {"AttributeName": "sk", "KeyType": "RANGE"}])
     table = boto3.resource("dynamodb").Table(TABLE)
-    table.put_item(Item={"pk": job_pk("j1"), "sk": "job", "total": 1})  # the start page is index 0
+    # The start page is index 0; a running crawl records pages (one cancelling does not).
+    table.put_item(Item={"pk": job_pk("j1"), "sk": "job", "total": 1, "status": "running"})
     yield table
 
 
@@ -95,6 +96,14 @@ def test_each_canonical_url_is_claimed_once_within_the_limit(jobs_table: Any) ->
     assert (stored["url"], stored["index"], stored["parent"]) == ("http://a.test/d", 3, 1)
     # A redelivered page enqueues again what it recorded.
     assert claimed_by("j1", 0) == first and claimed_by("j1", 1) == [Claimed(3, "http://a.test/d", 1)]
+
+
+def test_a_cancelling_crawl_records_no_more_pages(jobs_table: Any) -> None:
+    assert _claim(["http://a.test/b"], limit=10) == [Claimed(1, "http://a.test/b", 1)]
+    jobs_table.update_item(Key={"pk": job_pk("j1"), "sk": "job"}, UpdateExpression="SET #st = :c",
+                           ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues={":c": "cancelling"})
+    assert _claim(["http://a.test/c", "http://a.test/d"], limit=10) == []
+    assert jobs_table.get_item(Key={"pk": job_pk("j1"), "sk": "job"})["Item"]["total"] == 2
 
 
 def test_claims_racing_from_threads_record_each_url_once_with_distinct_indexes(jobs_table: Any) -> None:

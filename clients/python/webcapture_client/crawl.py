@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from webcapture_client.http import call
+from webcapture_client.http import CliFailure, call
 from webcapture_client.jobs import add_submit_options, data_of, follow, where
 
 FORMATS = ("markdown", "links", "html", "screenshot")
@@ -82,8 +82,14 @@ def _crawl(args: argparse.Namespace) -> int:
     if args.out is None:
         print(json.dumps({**page, "results": results}, indent=2, ensure_ascii=False))
     else:
-        for path in write_pages(Path(args.out), results, body.get("formats", ["markdown"])):
+        try:
+            written = write_pages(Path(args.out), results, body.get("formats", ["markdown"]))
+        except OSError as error:
+            raise CliFailure(f"could not write the pages to {args.out}: {error}", 7) from None
+        for path in written:
             print(path)
+        if len(set(written)) != page["completed"]:
+            raise CliFailure(f"{len(set(written))} files written for {page['completed']} pages crawled", 7)
     return 0 if page["status"] != "failed" else 7
 
 

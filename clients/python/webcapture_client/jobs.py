@@ -108,8 +108,23 @@ def follow(api_url: str, api_key: str, job_id: str, *, wait: bool,
         page = _get(api_url, api_key, job_id, query)
         results.extend(page["results"])
         if page["next"] is None:
+            if page["status"] in FINAL:
+                check_every_result(page, results)
             return page, results
         query = f"?limit=100&cursor={page['next']}"
+
+
+def check_every_result(job: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    """An ended job's pages must hold each of its completed and failed results once: anything else is a
+    result the CLI would silently leave out, so it stops with an error instead."""
+    indexes = [result["index"] for result in results]
+    counts = {status: sum(1 for r in results if r["status"] == status) for status in ("completed", "failed")}
+    expected = {"completed": job["completed"], "failed": job["failed"]}
+    if len(set(indexes)) != len(indexes) or counts != expected:
+        raise CliFailure(
+            f"the job's pages held {counts['completed']} completed and {counts['failed']} failed results "
+            f"({len(indexes)} in all, {len(indexes) - len(set(indexes))} repeated); the job counts "
+            f"{job['completed']} and {job['failed']}: read it again with `webcapture job {job['jobId']}`", 7)
 
 
 def _show(api_url: str, api_key: str, job_id: str, *, wait: bool, quiet: bool) -> int:

@@ -216,13 +216,15 @@ def _refund_quietly(reservation: Reservation) -> None:
 
 @contextmanager
 def metered(caller: Caller, cost: int) -> Iterator[Reservation]:
-    """Hold a concurrency slot and reserve before the work; give the credits back if the work fails in
-    any way, or if API Gateway gave up on the request meanwhile (the caller got its 504). The slot is
-    released on every way out."""
+    """Hold a concurrency slot (not for a free read) and reserve before the work; give the credits back if
+    the work fails in any way, or if API Gateway gave up on the request meanwhile (the caller got its 504).
+    The slot is released on every way out."""
     request_id = request_scope.request_id() or str(uuid.uuid4())
     if request_scope.remaining_ms() <= 0:
         raise NavigationTimeout("The request's time budget was spent before the work could start")
-    lease = concurrency.new_lease(caller, request_id)
+    # Free reads (cost 0: keys list, secrets, file deletes) take no slot: the key's maxConcurrency bounds
+    # browser work, and a user whose job holds every slot must still see their credits (docs/jobs.md#credits).
+    lease = concurrency.new_lease(caller, request_id) if cost > 0 else None
     if _prepaid.get():
         concurrency.take(lease)
         try:

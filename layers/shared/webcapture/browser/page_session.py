@@ -31,7 +31,7 @@ from webcapture.browser.page.page_context import PageSetup, close_quietly, conte
 from webcapture.browser.page.page_motion import RESTLESS, MainFrameMotion, PageMoving
 from webcapture.browser.page.page_preparation import PagePreparation
 from webcapture.browser.page.spare_context import new_context
-from webcapture.browser.page.target_checks import check_target
+from webcapture.browser.page.target_checks import check_status, check_target
 from webcapture.egress.upstream import upstream_pool_proxy
 from webcapture.errors import ActionFailed, NavigationFailed
 from webcapture.models.page_control import PageControl
@@ -278,6 +278,7 @@ def _prepared(
         nonlocal actions_ran
         preparation.prepare(loaded.page, loaded.deadline, loaded.warnings)
         if control is not None and control.actions and not actions_ran:
+            check_status(control, loaded.status_code)
             actions_ran = True
             if run_actions(loaded.page, control.actions, loaded.deadline, loaded.motion):
                 raise PageMoving("The actions took the page to another document")

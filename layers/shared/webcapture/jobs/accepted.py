@@ -7,6 +7,7 @@ from typing import Protocol
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
 from webcapture.edge.responses import answer
+from webcapture.jobs.batch_request import ACCEPTED
 
 
 class _SubmittedJob(Protocol):
@@ -18,8 +19,10 @@ class _SubmittedJob(Protocol):
 
 def job_accepted(app: APIGatewayRestResolver, job: _SubmittedJob, repeated: bool) -> Response[str]:
     """A submitted job's 202 (docs/jobs.md#jobs): its id, status, total and status URL, charged what it
-    reserved; a repeated submit (the same Idempotency-Key and body) charges nothing new."""
-    data = {"jobId": job.job_id, "status": job.status, "total": job.total,
+    reserved; a repeated submit (the same Idempotency-Key and body) charges nothing new. Its status is the one
+    the job was accepted with, on a replay too (the job's status now is GET statusUrl's:
+    docs/decisions.md)."""
+    data = {"jobId": job.job_id, "status": ACCEPTED, "total": job.total,
             "statusUrl": job_status_url(app, job.job_id)}
     return answer(app, data, 0 if repeated else job.reserved, status=202)
 

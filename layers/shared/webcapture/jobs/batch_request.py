@@ -28,8 +28,10 @@ MAX_METADATA_BYTES = 2_048
 # An async item's own time budget (its `timeout`, ms): up to 120 s, where a synchronous request has 29 s.
 MAX_ITEM_TIMEOUT_MS = 120_000
 MIN_ITEM_TIMEOUT_MS = 1_000
-EVENTS = ("job.completed", "job.failed", "item.completed")
-DEFAULT_EVENTS = ("job.completed", "job.failed")
+# The status a job is created with: what its 202 says, the first answer and every Idempotency-Key replay.
+ACCEPTED = "queued"
+EVENTS = ("job.completed", "job.failed", "job.cancelled", "item.completed")
+DEFAULT_EVENTS = ("job.completed", "job.failed", "job.cancelled")
 
 REQUEST_MODELS: dict[Operation, type[PageControl]] = {
     Operation.SCREENSHOT: ScreenshotRequest,

@@ -110,7 +110,9 @@ def deliver(
 
 def _outcome(delivery: Delivery, kind: ItemKind, run: Callable[[], Outcome]) -> Outcome:
     job = delivery.job
-    if job.status == "cancelled":
+    # Read again once claimed: an item claimed after its job began cancelling never runs.
+    now = job_store.get_job(job.job_id)
+    if job.status in job_store.STOPPING or (now is not None and now.status in job_store.STOPPING):
         cancelled = f"The {kind.job_noun} was cancelled"
         return Outcome("cancelled", error={"code": "CANCELLED", "message": cancelled})
     if delivery.receives > get_settings().job_max_receives:

@@ -28,12 +28,18 @@ from webcapture.aws import dynamodb_client, dynamodb_table, s3_client
 from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import Unauthorized, UsageExceeded
+from webcapture.jobs.batch_request import ACCEPTED
 from webcapture.metering import key_charge
+from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
 
 RETENTION = timedelta(days=7)
 FINAL = ("completed", "failed")
+# A job in one of these runs no more items: they finish as cancelled, refunded.
+STOPPING = ("cancelling", "cancelled")
+# Every write that counts an item on the job holds this condition: an ended job's numbers are final.
+NOT_ENDED = "attribute_exists(pk) AND attribute_not_exists(finishedAt)"
 # A result larger than this goes to S3 (a DynamoDB item holds at most 400 KB); the item keeps its key.
 INLINE_RESULT_BYTES = 300_000
 RESULTS_PREFIX = "jobs/"
@@ -189,7 +195,7 @@ def create_job(new: NewJob) -> Job:
             "jobId": new.job_id,
             "userId": new.caller.user_id,
             "operation": new.operation,
-            "status": "queued",
+            "status": ACCEPTED,
             "total": new.total,
             "costEach": new.cost_each,
             "charged": limited,
@@ -322,14 +328,15 @@ def mark_running(job_id: str) -> None:
 
 
 def cancel_job(job_id: str) -> bool:
-    """Mark the job cancelled: items not started are finished as cancelled (and refunded) when their
-    messages come up. False when it had finished already."""
+    """queued or running -> `cancelling`: no item starts from now on. False when the job was cancelling or
+    had ended already (an ended job's status is final)."""
     return _update_if(
         Key={"pk": _pk(job_id), "sk": "job"},
-        UpdateExpression="SET #st = :cancelled, updatedAt = :now",
-        ConditionExpression="attribute_exists(pk) AND attribute_not_exists(finishedAt)",
+        UpdateExpression="SET #st = :cancelling, updatedAt = :now",
+        ConditionExpression="attribute_exists(pk) AND attribute_not_exists(finishedAt) AND #st IN (:q, :r)",
         ExpressionAttributeNames={"#st": "status"},
-        ExpressionAttributeValues={":cancelled": "cancelled", ":now": utc_timestamp()},
+        ExpressionAttributeValues={":cancelling": "cancelling", ":q": "queued", ":r": "running",
+                                   ":now": utc_timestamp()},
     )
 
 
@@ -452,7 +459,7 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
                 "TableName": table,
                 "Key": _wire({"pk": _pk(job.job_id), "sk": "job"}),
                 "UpdateExpression": f"ADD {counter} :one, refunded :refund{changed} SET updatedAt = :now",
-                "ConditionExpression": "attribute_exists(pk)",
+                "ConditionExpression": NOT_ENDED,
                 "ExpressionAttributeValues": _wire({":one": 1, ":refund": refund, ":now": now}),
             }
         },
@@ -477,6 +484,9 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
             raise
     if not _claim_holds(job.job_id, index, token):
         return False
+    ended = get_job(job.job_id)
+    if ended is None or ended.finished_at is not None:
+        return False  # never counted on a job whose numbers are final (its total has every result)
     # The claim holds: the key's condition failed (deleted, or no longer limited): nothing to give back to.
     dynamodb_client().transact_write_items(TransactItems=writes[:3])
     return True
@@ -487,14 +497,18 @@ def _claim_holds(job_id: str, index: int, token: str) -> bool:
     return item is not None and "done" not in item and item.get("claimToken") == token
 
 
+def final_status(job: Job) -> str:
+    """A job being cancelled ends cancelled; one none of whose items completed has failed."""
+    return "cancelled" if job.status in STOPPING else "failed" if job.completed == 0 else "completed"
+
+
 def settle(job_id: str) -> Job | None:
     """Give the job its final status once every item has a result; the one call that does so gets the
     job back (and sends its webhook), every other gets None."""
     job = get_job(job_id)
     if job is None or job.finished_at is not None or job.done < job.total:
         return None
-    # A job none of whose items completed has failed; a cancelled one stays cancelled.
-    final = "cancelled" if job.status == "cancelled" else "failed" if job.completed == 0 else "completed"
+    final = final_status(job)
     now = utc_timestamp()
     if not _update_if(
         Key={"pk": _pk(job_id), "sk": "job"},
@@ -521,22 +535,44 @@ def _load_body(item: dict[str, Any]) -> dict[str, Any]:
     return loaded
 
 
-def results_page(job_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-    """Results with index > `after`, in index order, at most `limit`; and the index to continue after,
-    or None when there are no more (yet)."""
+def _result_size(result: dict[str, Any]) -> int:
+    """Bytes one result takes in the answer: as JSON inside the proxy response's escaped `body`."""
+    return text_response_size(json.dumps(result, separators=(",", ":"), ensure_ascii=False))
+
+
+def results_page(
+    job_id: str, after: int, limit: int, budget_bytes: int | None = None
+) -> tuple[list[dict[str, Any]], int | None]:
+    """Results with index > `after`, in index order: at most `limit`, and no more than fit in
+    `budget_bytes` (the first always does: one result was made to fit one answer); and the index to
+    continue after, or None when there are no more (yet).
+
+    A DynamoDB query stops at 1 MB of items and says so with `LastEvaluatedKey`: the walk follows it,
+    so a page of large results is never mistaken for the last one."""
+    budget = response_budget() if budget_bytes is None else budget_bytes
     lower = _result_sk(after + 1) if after >= 0 else "result#"
-    answer = _table().query(
-        KeyConditionExpression="pk = :pk AND sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues={":pk": _pk(job_id), ":lower": lower, ":upper": "result#~"},
-        Limit=limit + 1,
-        ConsistentRead=True,
-    )
-    items = answer.get("Items", [])
-    more = len(items) > limit
-    results = [
-        {"index": int(item["index"]), "status": item["status"], **_load_body(item)} for item in items[:limit]
-    ]
-    return results, (results[-1]["index"] if more and results else None)
+    query: dict[str, Any] = {
+        "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lower AND :upper",
+        "ExpressionAttributeValues": {":pk": _pk(job_id), ":lower": lower, ":upper": "result#~"},
+        "ConsistentRead": True,
+    }
+    results: list[dict[str, Any]] = []
+    used = 0
+    while True:
+        # One more than the page holds: whether it exists says if there is a next page.
+        answer = _table().query(**query, Limit=limit + 1 - len(results))
+        for item in answer.get("Items", []):
+            if len(results) == limit:
+                return results, results[-1]["index"]
+            result = {"index": int(item["index"]), "status": item["status"], **_load_body(item)}
+            size = _result_size(result)
+            if results and used + size > budget:
+                return results, results[-1]["index"]
+            results.append(result)
+            used += size
+        if "LastEvaluatedKey" not in answer:
+            return results, None
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
 def record_delivery(job_id: str, delivery: dict[str, Any], keep: int = 10) -> None:

@@ -133,7 +133,7 @@ def _abandon(job: Job, sent: int) -> None:
     """Cancel the job: the items that were queued finish as cancelled when they come up; the rest are
     finished (and refunded) here."""
     job_store.cancel_job(job.job_id)
-    job.status = "cancelled"
+    job.status = "cancelling"
     for index in range(sent, job.total):
         token = str(uuid.uuid4())
         if job_store.claim_item(job.job_id, index, token, 60_000) == "claimed":

@@ -1,5 +1,6 @@
 """The events a job sends to its webhook (docs/jobs.md#jobs), queued on the webhooks queue for delivery:
-`job.completed` / `job.failed` when the job ends, `item.completed` after each item when subscribed.
+`job.completed` / `job.failed` / `job.cancelled` when the job ends, `item.completed` after each item when
+subscribed.
 
 An event's id (`webhook-id`) and body are fixed here, once: every retry sends the same event."""
 
@@ -26,6 +27,7 @@ def _payload(job: Job, event_type: str, status: str) -> dict[str, Any]:
         "total": job.total,
         "completed": job.completed,
         "failed": job.failed,
+        "cancelled": job.cancelled,
         "creditsCost": job.credits_cost,
         "metadata": (job.webhook or {}).get("metadata", {}),
         "timestamp": utc_timestamp(),
@@ -49,7 +51,7 @@ def _queue(job: Job, payload: dict[str, Any]) -> None:
 
 def job_finished(job: Job) -> None:
     """The job has just taken its final status (completed, failed or cancelled)."""
-    event_type = "job.failed" if job.status == "failed" else "job.completed"
+    event_type = f"job.{job.status}"
     if _subscribed(job, event_type):
         _queue(job, _payload(job, event_type, job.status))
 

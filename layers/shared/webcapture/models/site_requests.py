@@ -61,7 +61,7 @@ class CrawlExtract(StrictModel):
 
 class CrawlWebhook(StrictModel):
     url: TargetUrl
-    events: Annotated[list[Literal["job.completed", "job.failed", "item.completed"]],
+    events: Annotated[list[Literal["job.completed", "job.failed", "job.cancelled", "item.completed"]],
                       Field(min_length=1, max_length=3)] | None = None
     metadata: dict[str, Any] | None = None
 

@@ -9,12 +9,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from webcapture.jobs.batch_request import EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
+from webcapture.jobs.batch_request import ACCEPTED, EVENTS, MAX_ITEMS, MAX_METADATA_BYTES
 from webcapture.openapi.answer_models import _Answer
 
 JobOperation = Literal["screenshot", "links", "ai-extract", "markdown", "content", "pdf"]
-WebhookEvent = Literal["job.completed", "job.failed", "item.completed"]
+WebhookEvent = Literal["job.completed", "job.failed", "job.cancelled", "item.completed"]
 assert set(WebhookEvent.__args__) == set(EVENTS)  # type: ignore[attr-defined]
+# What every 202 of a submit says, the first and each Idempotency-Key replay alike (docs/decisions.md).
+AcceptedStatus = Literal["queued"]
+assert AcceptedStatus.__args__ == (ACCEPTED,)  # type: ignore[attr-defined]
 
 
 class WebhookRequest(BaseModel):
@@ -22,7 +25,8 @@ class WebhookRequest(BaseModel):
     url: str = Field(description="Where events are POSTed; it passes the egress policy at submit and at "
                                  "every delivery", json_schema_extra={"format": "uri"})
     events: list[WebhookEvent] | None = Field(None, min_length=1,
-                                              description="Default: job.completed and job.failed")
+                                              description="Default: job.completed, job.failed and "
+                                                          "job.cancelled")
     metadata: dict[str, Any] | None = Field(
         None, description=f"Echoed in every event; at most {MAX_METADATA_BYTES} bytes as JSON")
 
@@ -40,14 +44,16 @@ class BatchRequest(BaseModel):
 
 class BatchAcceptedData(_Answer):
     jobId: str
-    status: Literal["queued"]
+    status: AcceptedStatus = Field(description="Always queued, a replay too: GET statusUrl for the job's "
+                                               "status now")
     total: int
     statusUrl: str = Field(description="GET it for the job's status and results")
 
 
 class CrawlAcceptedData(_Answer):
     jobId: str
-    status: Literal["queued"]
+    status: AcceptedStatus = Field(description="Always queued, a replay too: GET statusUrl for the job's "
+                                               "status now")
     total: int = Field(description="Pages recorded so far: the start page; it grows as links are found")
     statusUrl: str = Field(description="GET it for the crawl's status and its pages' results")
 
@@ -63,7 +69,7 @@ class JobResult(_Answer):
 
 class WebhookDelivery(_Answer):
     eventId: str = Field(description="The event's id, its webhook-id header: the same on every attempt")
-    type: str = Field(description="job.completed, job.failed or item.completed")
+    type: str = Field(description="job.completed, job.failed, job.cancelled or item.completed")
     attempt: int = Field(description="1 for the first try, counting up with each retry")
     at: str = Field(description="When the attempt was made (ISO 8601, UTC)")
     ok: bool = Field(description="The receiver answered 2xx")
@@ -81,7 +87,9 @@ class JobWebhook(_Answer):
 class JobData(_Answer):
     jobId: str
     operation: JobOperation | Literal["crawl"]
-    status: Literal["queued", "running", "completed", "failed", "cancelled"]
+    status: Literal["queued", "running", "cancelling", "completed", "failed", "cancelled"] = Field(
+        description="cancelling: DELETE was called and running items are finishing. completed, failed and"
+        " cancelled are final: completed + failed + cancelled == total and creditsCost never change again")
     total: int
     completed: int
     failed: int
@@ -91,7 +99,8 @@ class JobData(_Answer):
     updatedAt: str
     expiresAt: str
     results: list[JobResult] = Field(description="Finished items of this page, in index order")
-    next: str | None = Field(description="The cursor of the next page, or null")
+    next: str | None = Field(description="The cursor of the next page; null only when no more results"
+                             " exist yet (a page may hold fewer than `limit` when its results are large)")
     webhook: JobWebhook | None = None
 
 

@@ -19,7 +19,7 @@ from botocore.exceptions import ClientError
 
 from webcapture.aws import dynamodb_client
 from webcapture.envelopes import utc_timestamp
-from webcapture.jobs.job_store import Job, get_job
+from webcapture.jobs.job_store import Job, final_status, get_job
 from webcapture.settings import get_settings
 
 _serializer = TypeSerializer()
@@ -34,10 +34,6 @@ def unused_credits(reserved: int, pages: int, page_cost: int) -> int:
     return max(reserved - pages * page_cost, 0)
 
 
-def _final_status(job: Job) -> str:
-    # As a batch: no completed page is a failed crawl; a cancelled one stays cancelled.
-    return "cancelled" if job.status == "cancelled" else "failed" if job.completed == 0 else "completed"
-
 
 def settle_crawl(job_id: str) -> Job | None:
     """Once every recorded page has its result: the crawl's final status and its unused credits given
@@ -47,7 +43,7 @@ def settle_crawl(job_id: str) -> Job | None:
     if job is None or job.finished_at is not None or job.done < job.total:
         return None
     settings = get_settings()
-    final, now = _final_status(job), utc_timestamp()
+    final, now = final_status(job), utc_timestamp()
     unused = unused_credits(job.reserved, job.total, job.cost_each)
     finish = {"Update": {
         "TableName": settings.jobs_table,

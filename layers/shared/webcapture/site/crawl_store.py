@@ -58,6 +58,7 @@ _MAX_TRANSACTION_ITEMS = 100
 _BATCH_GET_KEYS = 100
 # Claims lost to other workers' (the job's counter moved) before this worker gives up and is retried.
 _MAX_ATTEMPTS = 50
+_TAKING_PAGES = ("queued", "running")
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,11 @@ class Claimed:
 
 
 def _job_total(job_id: str) -> int | None:
+    """The crawl's pages so far; None when it is gone or takes no more (cancelling, ended)."""
     item = dynamodb_client().get_item(
         TableName=_table_name(), Key={"pk": {"S": job_pk(job_id)}, "sk": {"S": JOB_SK}}, ConsistentRead=True,
-        ProjectionExpression="#t", ExpressionAttributeNames={"#t": "total"}).get("Item")
-    if item is None:
+        ProjectionExpression="#t, #st", ExpressionAttributeNames={"#t": "total", "#st": "status"}).get("Item")
+    if item is None or item.get("status", {}).get("S") not in _TAKING_PAGES:
         return None
     return int(item.get("total", {}).get("N", "0"))
 
@@ -131,10 +133,12 @@ def claim_urls(job_id: str, found: list[tuple[str, int]], *, limit: int, ttl: in
             "TableName": _table_name(),
             "Key": {"pk": {"S": job_pk(job_id)}, "sk": {"S": JOB_SK}},
             "UpdateExpression": "SET #t = :next",
-            "ConditionExpression": "attribute_exists(pk) AND #t = :total",
-            "ExpressionAttributeNames": {"#t": "total"},
+            # A crawl that began cancelling takes no more pages: its total is what it will have.
+            "ConditionExpression": "attribute_exists(pk) AND #t = :total AND #st IN (:q, :r)",
+            "ExpressionAttributeNames": {"#t": "total", "#st": "status"},
             "ExpressionAttributeValues": {":next": {"N": str(total + len(chunk))},
-                                          ":total": {"N": str(total)}},
+                                          ":total": {"N": str(total)},
+                                          ":q": {"S": "queued"}, ":r": {"S": "running"}},
         }})
         try:
             dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]

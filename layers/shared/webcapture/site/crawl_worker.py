@@ -270,7 +270,7 @@ def _discover(message: PageMessage, request: CrawlRequest, scope: Scope, page: C
     if not follow:
         return
     job = job_store.get_job(message.job_id)
-    if job is None or job.status == "cancelled":
+    if job is None or job.status in job_store.STOPPING:
         return  # a cancelled crawl finds nothing more
     claimed = claim_urls(message.job_id, follow, limit=request.limit,
                          ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)

@@ -90,6 +90,13 @@ def check_target(page: Page, control: PageControl | None, status: int | None,
     allow_blocked = control is not None and control.allowBlocked
     if not allow_blocked and (wall := find_wall(page, status, document)) is not None:
         raise TargetBlocked(wall.message())
+    check_status(control, status)
+
+
+def check_status(control: PageControl | None, status: int | None) -> None:
+    """TargetHttpError when failOnStatus lists the document's status. Known as soon as the document
+    arrives: checked before the caller's actions run (a refused page is never acted on) and again on the
+    final page."""
     if control is not None and status_refused(status, list(control.failOnStatus)):
         raise TargetHttpError(f"The target answered HTTP {status}, which failOnStatus refuses; no credit was "
                               "taken")
