@@ -31,7 +31,7 @@ from webcapture.observability import logger, metrics, tracer
 from webcapture.operations.file_answers import FileAnswer
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
-from webcapture.validation import parse_json_body, validate_request
+from webcapture.validation import parse_json_body, validate_request, validation_message
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -128,7 +128,9 @@ def _answer(app: APIGatewayRestResolver, next_middleware: NextMiddleware, reques
     try:
         response = _work(app, next_middleware)
     except RequestValidationError as exc:
-        response = Response(422, content_types.APPLICATION_JSON, _json(validation_error_body(exc.issues)))
+        message = validation_message(exc.issues, exc.payload)
+        response = Response(422, content_types.APPLICATION_JSON,
+                            _json(validation_error_body(exc.issues, message, request_id)))
     except ApiError as exc:
         logger.info("request refused", extra={"status": exc.status, "code": exc.code, "reason": exc.message})
         response = error_response(exc, request_id)
