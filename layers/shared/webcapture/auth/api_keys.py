@@ -116,9 +116,13 @@ def create_key(
     expires_at: str | None = None,
     metadata: dict[str, Any] | None = None,
     max_concurrency: int | None = None,
+    key: str | None = None,
 ) -> tuple[str, ApiKeyRecord]:
-    """A new key and its stored record; the key itself is returned here and nowhere else."""
-    key = generate_key()
+    """A new key and its stored record; the key itself is returned here and nowhere else. `key`: store this
+    key instead of a new random one (the local API's demo key, kept across restarts)."""
+    if key is not None and not looks_like_api_key(key):
+        raise ValueError(f"an API key is {KEY_PREFIX} and {KEY_RANDOM_LENGTH} letters")
+    key = key or generate_key()
     now = utc_timestamp()
     item: dict[str, Any] = {
         "keyHash": hash_key(key),
