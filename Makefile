@@ -15,7 +15,7 @@ SAM_PATH := $(if $(PY312_BIN),$(PY312_BIN):)$(PATH)
 export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 
 .PHONY: install lock chromium page-filters docs-assets dev test unit lint bench bench-cold bench-warm bench-gl build sizes sizes-docs artifact-test deploy sync validate clean bench-dns bench-recovery
-.PHONY: load soak openapi bench-cache
+.PHONY: load soak openapi template bench-cache
 
 # The venv is exactly requirements.lock (hashes checked; --no-deps: the lock already holds every dependency,
 # and pip check below proves it), then the project itself.
@@ -67,6 +67,10 @@ unit: install
 # not to build again.
 test: install lint build sizes
 	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q
+
+# template.yaml's six browser functions from their one definition (a unit test fails when it is out of date).
+template: $(STAMP)
+	$(BIN)/python scripts/write_browser_functions.py
 
 # docs/openapi.json, the committed copy of GET /v1/openapi.json (a unit test fails when it is out of date).
 openapi: $(STAMP)
