@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -25,14 +24,30 @@ if TYPE_CHECKING:
 
 
 def _configure(args: argparse.Namespace) -> None:
-    from webcapture import aws
+    from webcapture import aws, operator_access
 
-    if args.table:
-        os.environ["API_KEYS_TABLE"] = args.table
-    if args.endpoint_url:
-        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = args.endpoint_url
+    operator_access.use_endpoint(args.endpoint_url, args.table)
     get_settings.cache_clear()
     aws.reset_clients()
+
+
+def _run_keys(args: argparse.Namespace) -> int:
+    """A keys command; a failure is one line on stderr and an exit code (webcapture.operator_access)."""
+    from webcapture import operator_access
+
+    try:
+        _configure(args)
+        result: int = args.run(args)
+    except ValueError as error:  # --metadata, --expires
+        print(f"webcapture: {error}", file=sys.stderr)
+        return operator_access.USAGE
+    except Exception as error:
+        said = operator_access.failure(error, get_settings().api_keys_table)
+        if said is None:
+            raise
+        print(f"webcapture: {said[0]}", file=sys.stderr)
+        return said[1]
+    return result
 
 
 def _print(value: Any) -> None:
@@ -42,10 +57,16 @@ def _print(value: Any) -> None:
 def _create(args: argparse.Namespace) -> int:
     from webcapture.auth import api_keys
 
-    metadata = json.loads(args.metadata) if args.metadata else {}
+    try:
+        metadata = json.loads(args.metadata) if args.metadata else {}
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--metadata is not JSON: {error}") from None
     if not isinstance(metadata, dict):
-        raise SystemExit("--metadata must be a JSON object")
-    expires = _iso_utc(args.expires) if args.expires else None
+        raise ValueError("--metadata must be a JSON object")
+    try:
+        expires = _iso_utc(args.expires) if args.expires else None
+    except ValueError as error:
+        raise ValueError(f"--expires is not an ISO 8601 time: {error}") from None
     key, record = api_keys.create_key(args.user, args.name, remaining=args.credits, expires_at=expires,
                                       metadata=metadata, max_concurrency=args.max_concurrency)
     _print({"apiKey": key, "note": "shown once; store it now", **_shown(record)})
@@ -114,8 +135,12 @@ def _delete(args: argparse.Namespace) -> int:
 
 
 def _where(parser: argparse.ArgumentParser, default: object) -> None:
-    parser.add_argument("--table", default=default, help="ApiKeys table name (default: $API_KEYS_TABLE)")
-    parser.add_argument("--endpoint-url", default=default, help="DynamoDB endpoint, e.g. a local emulator")
+    parser.add_argument("--table", default=default,
+                        help="ApiKeys table name (default: $API_KEYS_TABLE; the local stack's with a "
+                             "loopback --endpoint-url)")
+    parser.add_argument("--endpoint-url", default=default,
+                        help="DynamoDB endpoint, e.g. the local API's moto: http://127.0.0.1:4566 (needs no "
+                             "AWS credentials or region)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,9 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         return serve_stdio()
     if args.group != "keys":
         return client_commands.run(args)
-    _configure(args)
-    result: int = args.run(args)
-    return result
+    return _run_keys(args)
 
 
 if __name__ == "__main__":
