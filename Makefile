@@ -18,11 +18,12 @@ export WEBCAPTURE_PYTHON312 ?= $(if $(PY312_BIN),$(PY312_BIN)/python3.12)
 .PHONY: load soak openapi template bench-cache
 
 # The venv is exactly requirements.lock (hashes checked; --no-deps: the lock already holds every dependency,
-# and pip check below proves it), then the project itself.
-$(STAMP): requirements.lock
+# and pip check below proves it), then the project itself and its client (clients/python), both editable.
+$(STAMP): requirements.lock clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements.lock
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e clients/python
 	$(BIN)/pip check
 	touch $(STAMP)
 
@@ -56,7 +57,7 @@ dev: install
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy layers/shared/webcapture localapi functions scripts
+	$(BIN)/mypy layers/shared/webcapture localapi functions scripts clients/python/webcapture_client
 	$(BIN)/cfn-lint template.yaml
 	$(BIN)/sam validate --lint
 
@@ -65,12 +66,27 @@ unit: install
 
 # The artefact tests (tests/artifact) run the handlers sam just built; WEBCAPTURE_SAM_BUILT tells them
 # not to build again.
-test: install lint build sizes
+test: install lint build sizes client-test
 	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q
 
 # template.yaml's six browser functions from their one definition (a unit test fails when it is out of date).
 template: $(STAMP)
 	$(BIN)/python scripts/write_browser_functions.py
+
+# The client's wheel (clients/python: the `webcapture` CLI, the SDK, the stdio MCP server) into dist/.
+.PHONY: client client-test
+client: $(STAMP)
+	rm -f dist/webcapture_client-*.whl
+	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist clients/python
+
+# That wheel in an empty venv (nothing but the standard library), with the client's own tests run there.
+client-test: client
+	$(BIN)/python scripts/client_wheel.py
+
+# The MCP tools' input schemas from the request models, into the client (a unit test fails when out of date).
+.PHONY: tool-schemas
+tool-schemas: $(STAMP)
+	$(BIN)/python scripts/write_tool_schemas.py
 
 # docs/openapi.json, the committed copy of GET /v1/openapi.json (a unit test fails when it is out of date).
 openapi: $(STAMP)

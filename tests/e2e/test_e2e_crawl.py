@@ -225,7 +225,7 @@ def test_the_same_idempotency_key_answers_the_same_crawl(api: LocalApi, site: Cr
 
 def webcapture(api: LocalApi, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "WEBCAPTURE_API_URL": api.url, "WEBCAPTURE_API_KEY": api.api_key}
-    return subprocess.run([sys.executable, "-m", "webcapture.cli", *args], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "webcapture_client.cli", *args], env=env, capture_output=True,
                           text=True, timeout=600, check=False)
 
 

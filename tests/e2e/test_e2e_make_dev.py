@@ -19,10 +19,10 @@ from pathlib import Path
 
 import requests
 
-from tests.support.client_cli import CLI
 from tests.support.local_api import REPO
 
 PORT, AWS_PORT = 3301, 4601
+ADMIN = str(Path(sys.executable).with_name("webcapture-admin"))
 
 
 def _without_aws(env: dict[str, str]) -> dict[str, str]:
@@ -71,7 +71,7 @@ def test_make_dev_serves_on_the_ports_given_and_keeps_its_demo_key(tmp_path: Pat
             f"{base}/v1/docs")
         # The operator CLI with no AWS_* variable at all: dummy credentials, region and the local table.
         operator = subprocess.run(
-            [CLI, "keys", "list", "--user", "demo-user", "--endpoint-url", f"http://127.0.0.1:{AWS_PORT}"],
+            [ADMIN, "keys", "list", "--user", "demo-user", "--endpoint-url", f"http://127.0.0.1:{AWS_PORT}"],
             env=_without_aws(dict(os.environ)), capture_output=True, text=True, timeout=60, check=False)
         assert operator.returncode == 0, operator.stderr
         assert [record["start"] for record in json.loads(operator.stdout)] == [key[:6]]
@@ -99,7 +99,7 @@ def test_a_taken_moto_port_is_reported_at_once(tmp_path: Path) -> None:
 
 
 def test_the_operator_cli_says_a_missing_region_in_one_line() -> None:
-    run = subprocess.run([CLI, "keys", "list", "--user", "u"], env=_without_aws(dict(os.environ)),
+    run = subprocess.run([ADMIN, "keys", "list", "--user", "u"], env=_without_aws(dict(os.environ)),
                          capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 2 and run.stdout == ""
-    assert run.stderr.startswith("webcapture: no AWS region: ") and run.stderr.count("\n") == 1, run.stderr
+    assert run.stderr.startswith("webcapture-admin: no AWS region: ") and run.stderr.count("\n") == 1, run.stderr

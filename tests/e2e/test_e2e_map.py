@@ -144,7 +144,7 @@ def test_sitemap_bombs_give_a_bounded_partial_answer(api: LocalApi, kind: str, u
 
 def webcapture_map(api: LocalApi, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "WEBCAPTURE_API_URL": api.url, "WEBCAPTURE_API_KEY": api.api_key}
-    return subprocess.run([sys.executable, "-m", "webcapture.cli", "map", *args], env=env,
+    return subprocess.run([sys.executable, "-m", "webcapture_client.cli", "map", *args], env=env,
                           capture_output=True, text=True, timeout=120, check=False)
 
 

@@ -15,7 +15,7 @@ from tests.support.fixture_server import get_server
 from tests.support.local_api import LocalApi
 from tests.support.png_pixels import png_size
 from webcapture.auth import api_keys
-from webcapture.client.signed_links import signed_link
+from webcapture_client.signed_links import signed_link
 
 RENDER = "/v1/render/screenshot"
 

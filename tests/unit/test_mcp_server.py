@@ -19,32 +19,30 @@ from mcp import Client
 from mcp_types import ImageContent, ResourceLink, TextContent
 
 from tests.support.json_schema_refs import resolved
-from webcapture.client.http import ApiError, CliFailure
-from webcapture.mcp_server import answers
-from webcapture.mcp_server.api import ToolApi
-from webcapture.mcp_server.failures import api_error_text, failure_text
-from webcapture.mcp_server.jobs import look_up, start_and_follow
-from webcapture.mcp_server.progress import Progress, while_waiting
-from webcapture.mcp_server.server import build_server
-from webcapture.mcp_server.tools import TOOLS, ToolEntry
 from webcapture.openapi.document import openapi_document
-from webcapture.settings import ClientSettings
+from webcapture_client.http import ApiAnswerError, CliFailure
+from webcapture_client.mcp_server import answers
+from webcapture_client.mcp_server.api import ToolApi
+from webcapture_client.mcp_server.failures import api_error_text, failure_text
+from webcapture_client.mcp_server.jobs import look_up, start_and_follow
+from webcapture_client.mcp_server.progress import Progress, while_waiting
+from webcapture_client.mcp_server.server import build_server
+from webcapture_client.mcp_server.tools import TOOLS, ToolEntry
+from webcapture_client.settings import ClientSettings
 
-SERVER_SIDE = ("boto3", "botocore", "playwright", "aws_lambda_powertools", "openai", "webcapture.aws",
-               "webcapture.browser", "webcapture.auth", "webcapture.operations")
+SERVER_SIDE = ("webcapture", "boto3", "botocore", "playwright", "aws_lambda_powertools", "openai")
 
 
 def test_the_mcp_server_imports_nothing_of_the_service() -> None:
     probe = ("import json, sys\n"
-             "import webcapture.cli, webcapture.mcp_server.server, webcapture.mcp_server.tools\n"
-             "webcapture.cli.build_parser().parse_args(['mcp'])\n"
+             "import webcapture_client.cli, webcapture_client.mcp_server.server, webcapture_client.mcp_server.tools\n"
+             "webcapture_client.cli.build_parser().parse_args(['mcp'])\n"
              "print(json.dumps(sorted(sys.modules)))")
     loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                        check=True, timeout=120).stdout)
-    assert "mcp.server.lowlevel" in loaded and "webcapture.models.requests" in loaded  # the probe worked
+    assert "mcp.server.lowlevel" in loaded and "webcapture_client.mcp_server.tools" in loaded  # it worked
     found = [name for name in loaded if any(name == part or name.startswith(part + ".") for part in SERVER_SIDE)]
     assert found == []
-
 
 
 @pytest.mark.parametrize("tool", [tool for tool in TOOLS if tool.path is not None], ids=lambda tool: tool.name)
@@ -81,11 +79,11 @@ def test_tool_names_are_unique_and_the_fixed_fields_are_left_out() -> None:
     assert "base64" not in by_name["screenshot"].input_schema["properties"]
 
 
-def validation_error() -> ApiError:
+def validation_error() -> ApiAnswerError:
     issues = [{"code": "invalid_string", "validation": "url", "path": ["url"], "message": "Invalid url"},
               {"code": "invalid_enum_value", "options": ["png", "jpeg", "webp"], "received": "gif",
                "path": ["screenshotOptions", "type"], "message": "Invalid enum value"}]
-    return ApiError("422 invalid request", 4, 422, {"name": "ZodError", "issues": issues})
+    return ApiAnswerError("422 invalid request", 4, 422, {"name": "ZodError", "issues": issues})
 
 
 def test_a_422_lists_every_issue_with_its_path() -> None:
@@ -98,12 +96,12 @@ def test_a_422_lists_every_issue_with_its_path() -> None:
 
 
 def test_general_errors_keep_code_message_and_request_id() -> None:
-    refused = ApiError("x", 3, 401, {"code": "UNAUTHORIZED", "message": "Authentication required",
+    refused = ApiAnswerError("x", 3, 401, {"code": "UNAUTHORIZED", "message": "Authentication required",
                                      "requestId": "r-1"})
     first, hint = api_error_text(refused).splitlines()
     assert first == "webcapture API error 401 UNAUTHORIZED: Authentication required (requestId r-1)"
     assert "WEBCAPTURE_API_KEY" in hint
-    odd = ApiError("x", 7, 500, {"code": "SOMETHING_NEW", "message": "what happened"})
+    odd = ApiAnswerError("x", 7, 500, {"code": "SOMETHING_NEW", "message": "what happened"})
     assert api_error_text(odd) == "webcapture API error 500 SOMETHING_NEW: what happened"
     unreachable = CliFailure("cannot reach the API at http://h/v1/web/links: refused", 8)
     assert failure_text(unreachable, "http://h").startswith("The webcapture API at http://h cannot be reached")

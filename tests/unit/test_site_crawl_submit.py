@@ -15,13 +15,13 @@ from localapi.aws_emulator import create_template_queues
 from localapi.cfn_template import Resolver, load_template
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller
-from webcapture.client.crawl import file_name
 from webcapture.errors import RequestValidationError, UrlNotAllowed, UsageExceeded
 from webcapture.jobs import job_store
 from webcapture.settings import get_settings
 from webcapture.site.crawl_messages import PageMessage
 from webcapture.site.crawl_store import claimed_by, job_pk
 from webcapture.site.crawl_submit import submit_crawl
+from webcapture_client.crawl import file_name
 
 START = "http://127.0.0.1:9/docs/"
 

@@ -201,18 +201,3 @@ class Settings:
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings.from_env()
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """What the client CLI (`webcapture shot|links|extract|...`) reads: where the API is, and the key."""
-
-    api_url: str = "http://127.0.0.1:3000"
-    api_key: str | None = None
-
-
-def client_settings() -> ClientSettings:
-    return ClientSettings(
-        api_url=(os.environ.get("WEBCAPTURE_API_URL", "") or ClientSettings.api_url).rstrip("/"),
-        api_key=_optional("WEBCAPTURE_API_KEY"),
-    )

@@ -1,11 +1,29 @@
-"""A signed link to GET /v1/render/screenshot (CONTRACT 19) from a screenshot request's JSON body."""
+"""A signed link to GET /v1/render/screenshot from a screenshot request's JSON body (docs/api.md, signed
+links).
+
+The signature is the service's (hex HMAC-SHA256, keyed with the secret's UTF-8 bytes, of every parameter but
+`signature`, sorted by name, percent-encoded as RFC 3986): written again here so the client needs nothing of
+the service; a unit test signs with both and compares.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote, urlencode
 
-from webcapture.signing.signatures import signed_query
+SIGNATURE = "signature"
+
+
+def signed_query(secret: str, params: Mapping[str, str]) -> str:
+    """The query of a signed link: the canonical query and its signature."""
+    canonical = urlencode(sorted((name, value) for name, value in params.items() if name != SIGNATURE),
+                          quote_via=quote)
+    signature = hmac.new(secret.encode(), canonical.encode(), hashlib.sha256).hexdigest()
+    return f"{canonical}&{SIGNATURE}={signature}"
 
 
 def query_parameters(body: dict[str, Any], prefix: str = "") -> dict[str, str]:

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from webcapture.client.http import Answer, CliFailure, call
-from webcapture.settings import client_settings
+from webcapture_client.http import Answer, CliFailure, call
+from webcapture_client.settings import client_settings
 
 OPERATIONS = ("screenshot", "links", "ai-extract", "markdown", "content", "pdf")
 FINAL = ("completed", "failed", "cancelled")

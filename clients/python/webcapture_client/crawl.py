@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from webcapture.client.http import call
-from webcapture.client.jobs import add_submit_options, data_of, follow, where
+from webcapture_client.http import call
+from webcapture_client.jobs import add_submit_options, data_of, follow, where
 
 FORMATS = ("markdown", "links", "html", "screenshot")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

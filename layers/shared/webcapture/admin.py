@@ -1,10 +1,8 @@
-"""`webcapture keys create|list|update|disable|delete` for operators; client commands (`webcapture shot`);
-`webcapture mcp`, the MCP server over the API.
+"""`webcapture-admin keys create|list|update|disable|delete`: the operator's commands, which work on the
+service's key store directly (the API's users have the `webcapture` client instead, clients/python).
 
 Works against real AWS (credentials and region from the usual AWS environment) or a local emulator
 (`--endpoint-url http://127.0.0.1:4566`). The full key is printed once, at creation, and never stored.
-The key store's modules (boto3) are imported by the `keys` commands only: the client commands and the MCP
-server run where only the client is installed, and start faster without them.
 """
 
 from __future__ import annotations
@@ -13,19 +11,16 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from webcapture.client import commands as client_commands
+from webcapture import aws, operator_access
+from webcapture.auth import api_keys
+from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.envelopes import utc_timestamp
 from webcapture.settings import get_settings
 
-if TYPE_CHECKING:
-    from webcapture.auth.api_keys import ApiKeyRecord
-
 
 def _configure(args: argparse.Namespace) -> None:
-    from webcapture import aws, operator_access
-
     operator_access.use_endpoint(args.endpoint_url, args.table)
     get_settings.cache_clear()
     aws.reset_clients()
@@ -33,19 +28,17 @@ def _configure(args: argparse.Namespace) -> None:
 
 def _run_keys(args: argparse.Namespace) -> int:
     """A keys command; a failure is one line on stderr and an exit code (webcapture.operator_access)."""
-    from webcapture import operator_access
-
     try:
         _configure(args)
         result: int = args.run(args)
     except ValueError as error:  # --metadata, --expires
-        print(f"webcapture: {error}", file=sys.stderr)
+        print(f"webcapture-admin: {error}", file=sys.stderr)
         return operator_access.USAGE
     except Exception as error:
         said = operator_access.failure(error, get_settings().api_keys_table)
         if said is None:
             raise
-        print(f"webcapture: {said[0]}", file=sys.stderr)
+        print(f"webcapture-admin: {said[0]}", file=sys.stderr)
         return said[1]
     return result
 
@@ -55,8 +48,6 @@ def _print(value: Any) -> None:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from webcapture.auth import api_keys
-
     try:
         metadata = json.loads(args.metadata) if args.metadata else {}
     except json.JSONDecodeError as error:
@@ -86,8 +77,6 @@ def _positive(value: str) -> int:
 
 
 def _update(args: argparse.Namespace) -> int:
-    from webcapture.auth import api_keys
-
     if args.credits is None and args.max_concurrency is None:
         raise SystemExit("nothing to update: give --credits and/or --max-concurrency")
     record = api_keys.update_limits(_by_id(args.key_id), remaining=args.credits,
@@ -103,15 +92,11 @@ def _iso_utc(value: str) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from webcapture.auth import api_keys
-
     _print([_shown(record) for record in api_keys.list_for_user(args.user)])
     return 0
 
 
 def _by_id(key_id: str) -> ApiKeyRecord:
-    from webcapture.auth import api_keys
-
     record = api_keys.find_by_id(key_id)
     if record is None:
         raise SystemExit(f"no API key with id {key_id}")
@@ -119,16 +104,12 @@ def _by_id(key_id: str) -> ApiKeyRecord:
 
 
 def _disable(args: argparse.Namespace) -> int:
-    from webcapture.auth import api_keys
-
     api_keys.set_enabled(_by_id(args.key_id), enabled=False)
     print(f"disabled {args.key_id}")
     return 0
 
 
 def _delete(args: argparse.Namespace) -> int:
-    from webcapture.auth import api_keys
-
     api_keys.delete_key(_by_id(args.key_id))
     print(f"deleted {args.key_id}")
     return 0
@@ -144,10 +125,10 @@ def _where(parser: argparse.ArgumentParser, default: object) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="webcapture",
-                                     description="webcapture: the API from a shell, and operator tools")
+    parser = argparse.ArgumentParser(prog="webcapture-admin",
+                                     description="webcapture's operator tools: API keys in the key store")
     _where(parser, None)
-    # Accepted after the command too (`webcapture keys list --table T`); SUPPRESS keeps an earlier value.
+    # Accepted after the command too (`webcapture-admin keys list --table T`); SUPPRESS keeps an earlier one.
     where = argparse.ArgumentParser(add_help=False)
     _where(where, argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="group", required=True)
@@ -155,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     create = keys.add_parser("create", parents=[where], help="create a key and print it once")
     create.add_argument("--user", required=True, help="owner's user id")
-    create.add_argument("--name", required=True)
+    create.add_argument("--name", required=True, help="a name to tell the key by (shown in listings)")
     create.add_argument("--credits", type=int, help="remaining credits; omit for unlimited")
     create.add_argument("--expires", help="expiry, ISO 8601 UTC, e.g. 2027-01-01T00:00:00.000Z")
     create.add_argument("--metadata", help="JSON object stored with the key")
@@ -164,33 +145,24 @@ def build_parser() -> argparse.ArgumentParser:
     create.set_defaults(run=_create)
 
     update = keys.add_parser("update", parents=[where], help="change a key's credits or in-flight limit")
-    update.add_argument("key_id")
+    update.add_argument("key_id", help="the key's id (its `id` in `keys list`), never the key itself")
     update.add_argument("--credits", type=int, help="set the remaining credits")
     update.add_argument("--max-concurrency", type=_positive, help="requests allowed in flight at once")
     update.set_defaults(run=_update)
 
     listing = keys.add_parser("list", parents=[where], help="a user's keys")
-    listing.add_argument("--user", required=True)
+    listing.add_argument("--user", required=True, help="the owner's user id")
     listing.set_defaults(run=_list)
 
     for name, run in (("disable", _disable), ("delete", _delete)):
         sub = keys.add_parser(name, parents=[where], help=f"{name} a key by its id")
-        sub.add_argument("key_id")
+        sub.add_argument("key_id", help="the key's id (its `id` in `keys list`), never the key itself")
         sub.set_defaults(run=run)
-    client_commands.add_commands(commands)
-    commands.add_parser("mcp", help="an MCP server over stdio, for AI agents: the API's tools "
-                                    "($WEBCAPTURE_API_URL, $WEBCAPTURE_API_KEY)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.group == "mcp":
-        from webcapture.mcp_server.server import serve_stdio  # the MCP SDK, only for this command
-
-        return serve_stdio()
-    if args.group != "keys":
-        return client_commands.run(args)
     return _run_keys(args)
 
 

@@ -1,4 +1,4 @@
-"""The operator CLI against moto: create prints the key once, list/disable/delete by id."""
+"""`webcapture-admin keys` against moto: create prints the key once, list/disable/delete by id."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from webcapture import cli
+from webcapture import admin
 from webcapture.auth import api_keys
 from webcapture.settings import get_settings
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    assert cli.main(list(argv)) == 0
+    assert admin.main(list(argv)) == 0
     return capsys.readouterr().out
 
 
@@ -39,7 +39,7 @@ def test_create_list_disable_delete(aws_resources: None, capsys: pytest.CaptureF
 
 def test_unknown_id_is_an_error_message(aws_resources: None) -> None:
     with pytest.raises(SystemExit, match="no API key with id"):
-        cli.main(["keys", "disable", "nope"])
+        admin.main(["keys", "disable", "nope"])
 
 
 def test_max_concurrency_at_creation_and_by_update(aws_resources: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,6 +53,6 @@ def test_max_concurrency_at_creation_and_by_update(aws_resources: None, capsys: 
     default = json.loads(run(capsys, "keys", "create", "--user", "bob", "--name", "d"))
     assert default["maxConcurrency"] == 5  # the default when the record sets none
     with pytest.raises(SystemExit):
-        cli.main(["keys", "update", created["id"], "--max-concurrency", "0"])
+        admin.main(["keys", "update", created["id"], "--max-concurrency", "0"])
     with pytest.raises(SystemExit, match="nothing to update"):
-        cli.main(["keys", "update", created["id"]])
+        admin.main(["keys", "update", created["id"]])

@@ -15,9 +15,9 @@ from typing import Any
 
 from mcp_types import ContentBlock, Tool, ToolAnnotations
 
-from webcapture.mcp_server import answers, jobs
-from webcapture.mcp_server.api import Run, ToolApi
-from webcapture.mcp_server.schemas import request_schema
+from webcapture_client.mcp_server import answers, jobs
+from webcapture_client.mcp_server.api import Run, ToolApi
+from webcapture_client.mcp_server.schemas import request_schema, schema_source
 
 Shape = Callable[[dict[str, Any]], list[ContentBlock]]
 
@@ -59,9 +59,17 @@ def endpoint_tool(name: str, title: str, description: str, path: str, shape: Sha
                   fixed: Mapping[str, Any] = _NO_FIELDS, accept: str = "application/json",
                   read_only: bool = True) -> ToolEntry:
     """A tool that is one call to POST `path`, typed by that endpoint's request model."""
-    return ToolEntry(name, title, description, request_schema(path, without=fixed),
+    _check_source(name, path, fixed)
+    return ToolEntry(name, title, description, request_schema(name),
                      one_call(path, shape, MappingProxyType(dict(fixed)), accept), read_only, path,
                      MappingProxyType(dict(fixed)))
+
+
+def _check_source(name: str, path: str, fixed: Mapping[str, Any]) -> None:
+    """The static schema must be the one of this route without exactly the fields the tool sets."""
+    if schema_source(name) != (path, tuple(fixed)):
+        raise LookupError(f"tool_schemas.json's {name} is not POST {path} without {sorted(fixed)}: "
+                          "run `make tool-schemas`")
 
 
 _PAGE = ("The page is loaded in a real browser (headless Chromium; its scripts run). Page options every "
@@ -140,7 +148,7 @@ BATCH = ToolEntry(
     "or, when the job runs longer than a tool call may, its jobId to look at later with job_status. "
     "Screenshots and PDFs are stored and answered as permanentUrl links. Each item costs what its "
     "operation costs; failed items are refunded.",
-    request_schema("/v1/batch"), jobs.start_and_follow("/v1/batch"), read_only=False, path="/v1/batch")
+    request_schema("batch"), jobs.start_and_follow("/v1/batch"), read_only=False, path="/v1/batch")
 
 CRAWL = ToolEntry(
     "crawl", "Crawl a whole site",
@@ -153,7 +161,7 @@ CRAWL = ToolEntry(
     "it runs longer than a tool call may, its jobId to look at later with job_status. Use map first to "
     "see a site's URLs, and crawl to read them. Costs 1 credit a page (6 with json); limit x that is "
     "reserved and what is not used comes back.",
-    request_schema("/v1/web/crawl"), jobs.start_and_follow("/v1/web/crawl"), read_only=False,
+    request_schema("crawl"), jobs.start_and_follow("/v1/web/crawl"), read_only=False,
     path="/v1/web/crawl")
 
 JOB_STATUS = ToolEntry(

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from webcapture.client.crawl import add_crawl_command
-from webcapture.client.http import Answer, CliFailure, call, fetch, progress
-from webcapture.client.jobs import add_job_commands
-from webcapture.client.signed_links import signed_link
-from webcapture.settings import client_settings
+from webcapture_client.crawl import add_crawl_command
+from webcapture_client.http import Answer, CliFailure, call, fetch, progress
+from webcapture_client.jobs import add_job_commands
+from webcapture_client.settings import client_settings
+from webcapture_client.signed_links import signed_link
 
 Body = dict[str, Any]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webcapture.client.http import ApiError, CliFailure
+from webcapture_client.http import ApiAnswerError, CliFailure
 
 NO_KEY = ("No API key: set WEBCAPTURE_API_KEY in the environment of this MCP server (the `env` of its entry "
           "in the MCP client's configuration).")
@@ -40,7 +40,7 @@ def _issue_line(issue: dict[str, Any]) -> str:
     return line
 
 
-def api_error_text(error: ApiError) -> str:
+def api_error_text(error: ApiAnswerError) -> str:
     body = error.error
     if body.get("name") == "ZodError":
         issues = [issue for issue in body.get("issues", []) if isinstance(issue, dict)]
@@ -63,7 +63,7 @@ def api_error_text(error: ApiError) -> str:
 
 def failure_text(failure: CliFailure, api_url: str) -> str:
     """A failed call as the model reads it."""
-    if isinstance(failure, ApiError):
+    if isinstance(failure, ApiAnswerError):
         return api_error_text(failure)
     if failure.exit_code == 8:  # the client could not reach the API at all
         return (f"The webcapture API at {api_url} cannot be reached ({failure}). It may be down, or "

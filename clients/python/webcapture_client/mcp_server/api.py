@@ -9,10 +9,10 @@ from typing import Any
 import anyio.to_thread
 from mcp_types import ContentBlock
 
-from webcapture.client.http import Answer, CliFailure, call
-from webcapture.mcp_server.failures import NO_KEY, failure_text
-from webcapture.mcp_server.progress import Progress, while_waiting
-from webcapture.settings import ClientSettings
+from webcapture_client.http import Answer, CliFailure, call
+from webcapture_client.mcp_server.failures import NO_KEY, failure_text
+from webcapture_client.mcp_server.progress import Progress, while_waiting
+from webcapture_client.settings import ClientSettings
 
 
 class ToolFailure(Exception):

@@ -31,7 +31,7 @@ class CliFailure(Exception):
         self.exit_code = exit_code
 
 
-class ApiError(CliFailure):
+class ApiAnswerError(CliFailure):
     """An error answer of the API: its status and its error object as sent (`code` and `message`, or the
     422's `issues`), for callers that show more than the one line (the MCP server)."""
 
@@ -77,12 +77,12 @@ def _exit_code(status: int, code: str) -> int:
     return 4 if status < 500 else 7
 
 
-def _failure(answer: Answer) -> ApiError:
+def _failure(answer: Answer) -> ApiAnswerError:
     try:
         error = answer.json().get("error") or {}
     except (ValueError, CliFailure):
         status = answer.status
-        return ApiError(f"HTTP {status} from the API", _exit_code(status, ""), status, {})
+        return ApiAnswerError(f"HTTP {status} from the API", _exit_code(status, ""), status, {})
     if not isinstance(error, dict):
         error = {}
     if error.get("name") == "ZodError":
@@ -90,13 +90,13 @@ def _failure(answer: Answer) -> ApiError:
             f"{'.'.join(str(p) for p in issue.get('path', [])) or 'body'}: {issue.get('message', '')}"
             for issue in error.get("issues", [])
         )
-        return ApiError(f"422 invalid request: {issues}", 4, answer.status, error)
+        return ApiAnswerError(f"422 invalid request: {issues}", 4, answer.status, error)
     code = str(error.get("code", "ERROR"))
     message = f"{answer.status} {code}: {error.get('message', '')}"
     retry = answer.headers.get("Retry-After")
     if retry:
         message += f" (retry after {retry} s)"
-    return ApiError(message, _exit_code(answer.status, code), answer.status, error)
+    return ApiAnswerError(message, _exit_code(answer.status, code), answer.status, error)
 
 
 @contextmanager
@@ -132,7 +132,7 @@ def call(api_url: str, api_key: str, path: str, body: dict[str, Any] | None, *,
          accept: str = "application/json", method: str | None = None, headers: dict[str, str] | None = None,
          ) -> Answer:
     """Send body to the API (POST; GET when body is None, unless `method` says otherwise); an error answer
-    raises CliFailure (ApiError) with its one-line message."""
+    raises CliFailure (ApiAnswerError) with its one-line message."""
     sent = {"Authorization": f"Bearer {api_key}", "Accept": accept, "User-Agent": USER_AGENT,
             **(headers or {})}
     if body is not None:

@@ -21,11 +21,11 @@ from mcp_types import (
     TextContent,
 )
 
-from webcapture import __version__
-from webcapture.mcp_server.api import ToolApi, ToolFailure
-from webcapture.mcp_server.progress import Progress
-from webcapture.mcp_server.tools import TOOLS, ToolEntry
-from webcapture.settings import ClientSettings, client_settings
+from webcapture_client import __version__
+from webcapture_client.mcp_server.api import ToolApi, ToolFailure
+from webcapture_client.mcp_server.progress import Progress
+from webcapture_client.mcp_server.tools import TOOLS, ToolEntry
+from webcapture_client.settings import ClientSettings, client_settings
 
 INSTRUCTIONS = (
     "webcapture loads web pages in a real browser and returns what you ask for. To read a page use markdown; "

@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode
 import anyio
 from mcp_types import ContentBlock, TextContent
 
-from webcapture.mcp_server.api import Run, ToolApi, ToolFailure
+from webcapture_client.mcp_server.api import Run, ToolApi, ToolFailure
 
 FINISHED = frozenset({"completed", "failed", "cancelled"})
 POLL_S = 2.0

@@ -1,1 +1,0 @@
-"""The client CLI: `webcapture shot|links|extract|markdown|content|pdf URL`, for users of a deployed API."""

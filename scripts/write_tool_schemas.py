@@ -1,0 +1,95 @@
+"""`make tool-schemas`: the MCP tools' input schemas, written into the client (clients/python) as a static
+file, so the client carries them without importing the service's request models (pydantic, the service).
+
+Each tool's schema is the JSON Schema of its endpoint's request model, made by the generator the OpenAPI
+document uses, but self-contained (`$defs` inside the schema rather than `#/components/schemas`). A tool
+may set some fields of the body itself (the screenshot tool always asks for the image inline): those fields
+are left out of its schema, so the model is never offered a choice the tool overrides.
+tests/unit/test_tool_schemas.py fails when the committed file differs from what the models give.
+
+    python scripts/write_tool_schemas.py [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / "layers" / "shared"), str(REPO)]
+
+from webcapture.openapi.document import SchemaGenerator  # noqa: E402
+from webcapture.openapi.endpoints import ENDPOINTS, Endpoint  # noqa: E402
+
+SCHEMAS = REPO / "clients" / "python" / "webcapture_client" / "mcp_server" / "tool_schemas.json"
+_DEFS = "#/$defs/{model}"
+
+# Each tool typed by an endpoint's request model: its route and the body fields the tool sets itself.
+TOOL_REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "markdown": ("/v1/web/markdown", ()),
+    "screenshot": ("/v1/web/screenshot", ("base64",)),
+    "links": ("/v1/web/links", ()),
+    "extract": ("/v1/web/ai-extract", ()),
+    "content": ("/v1/web/content", ()),
+    "pdf": ("/v1/web/pdf", ("base64",)),
+    "map": ("/v1/web/map", ()),
+    "crawl": ("/v1/web/crawl", ()),
+    "batch": ("/v1/batch", ()),
+}
+
+
+def endpoint(path: str, method: str = "post") -> Endpoint:
+    """The endpoint of the OpenAPI document's table, by its route."""
+    for candidate in ENDPOINTS:
+        if (candidate.method, candidate.path) == (method, path):
+            return candidate
+    raise LookupError(f"no endpoint {method.upper()} {path}")
+
+
+def request_schema(path: str, *, without: Iterable[str] = ()) -> dict[str, Any]:
+    """The request model's schema of POST `path`, minus the top-level fields named in `without`."""
+    model = endpoint(path).request
+    if model is None:
+        raise LookupError(f"POST {path} takes no request body")
+    schema = model.model_json_schema(ref_template=_DEFS, schema_generator=SchemaGenerator)
+    properties: dict[str, Any] = schema["properties"]
+    for name in without:
+        if name not in properties:  # a field renamed in the model must not silently reappear here
+            raise LookupError(f"{model.__name__} has no field {name}")
+        del properties[name]
+    if "required" in schema:
+        schema["required"] = [name for name in schema["required"] if name not in set(without)]
+    return schema
+
+
+def tool_schemas() -> dict[str, Any]:
+    return {name: {"path": path, "without": list(without),
+                   "inputSchema": request_schema(path, without=without)}
+            for name, (path, without) in TOOL_REQUESTS.items()}
+
+
+def render() -> str:
+    return json.dumps(tool_schemas(), indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the committed file is out of date")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        if not SCHEMAS.exists() or SCHEMAS.read_text(encoding="utf-8") != text:
+            print(f"{SCHEMAS.relative_to(REPO)} is out of date: run `make tool-schemas`", file=sys.stderr)
+            return 1
+        return 0
+    SCHEMAS.write_text(text, encoding="utf-8")
+    print(f"wrote {SCHEMAS.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
