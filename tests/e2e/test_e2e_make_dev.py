@@ -64,7 +64,7 @@ def test_make_dev_serves_on_the_ports_given_and_keeps_its_demo_key(tmp_path: Pat
     key_file = tmp_path / "demo-key"
     base = f"http://127.0.0.1:{PORT}"
     with make_dev(key_file) as (key, lines):
-        assert f"webcapture local API on {base} (AWS emulated by moto on http://127.0.0.1:{AWS_PORT})" in lines[-3]
+        assert f"webcapture local API on {base} (AWS emulated by moto on http://127.0.0.1:{AWS_PORT})\n" in lines
         listed = requests.get(f"{base}/v1/api-keys/list", headers={"Authorization": f"Bearer {key}"}, timeout=60)
         assert listed.status_code == 200, listed.text
         assert requests.get(f"{base}/", allow_redirects=False, timeout=30).headers["Location"] == (
