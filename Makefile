@@ -45,8 +45,15 @@ page-filters: $(STAMP)
 docs-assets:
 	bash scripts/fetch_docs_assets.sh
 
+# `make dev PORT=3301 AWS_PORT=4601` moves the API and moto (LocalStack holds 4566); the demo key is kept in
+# DEMO_KEY_FILE across restarts (`make dev DEMO_KEY_FILE=` for a new one each time). DEV_ARGS: any other
+# option of `python -m localapi --help`.
+PORT ?= 3000
+AWS_PORT ?= 4566
+DEMO_KEY_FILE ?= .webcapture/demo-key
 dev: install
-	$(BIN)/python -m localapi
+	$(BIN)/python -m localapi --port $(PORT) --aws-port $(AWS_PORT) \
+		$(if $(DEMO_KEY_FILE),--demo-key-file $(DEMO_KEY_FILE)) $(DEV_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -40,10 +40,15 @@ _ERROR_MESSAGES = {
 }
 
 
+_AUTHORIZER_VARIABLE = re.compile(r"\$context\.authorizer\.([A-Za-z0-9_]+)")
+
+
 class GatewayRefusal(Exception):
-    def __init__(self, response_type: str, status: int | None = None) -> None:
+    def __init__(self, response_type: str, status: int | None = None,
+                 authorizer: dict[str, Any] | None = None) -> None:
         self.response_type = response_type
         self.status = status or _DEFAULT_STATUS.get(response_type, 500)
+        self.authorizer = authorizer or {}  # a Deny answer's context, for `$context.authorizer.<key>`
         super().__init__(response_type)
 
 
@@ -155,7 +160,7 @@ class LocalGateway:
         if policy is None:
             policy = self._invoke_authorizer(token, method_arn)
         if not self._allows(policy, method_arn):
-            raise GatewayRefusal("ACCESS_DENIED")
+            raise GatewayRefusal("ACCESS_DENIED", authorizer=policy.get("context"))
         return {**policy.get("context", {}), "principalId": policy.get("principalId")}
 
     def _cached_policy(self, token: str) -> dict[str, Any] | None:
@@ -258,6 +263,8 @@ class LocalGateway:
             body = (template.replace("$context.requestId", request_id)
                     .replace("$context.error.messageString", json.dumps(message))
                     .replace("$context.error.message", message))
+            # As API Gateway does: the authorizer's context value as it is, unescaped; empty when absent.
+            body = _AUTHORIZER_VARIABLE.sub(lambda found: str(refusal.authorizer.get(found[1], "")), body)
         response = Response(body, status=status, content_type="application/json")
         # Static header values only ('quoted'), which is all the template uses.
         for name, value in config.get("ResponseParameters", {}).get("Headers", {}).items():

@@ -14,6 +14,7 @@ from localapi.aws_emulator import LOCAL_REGION, AwsEmulator, local_queue_name
 from localapi.cfn_template import Resolver, load_template, read_api, read_queue_sources
 from localapi.gateway import LocalGateway
 from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS, FunctionContainers, reap_orphans
+from localapi.ports import ensure_free
 from localapi.queue_pollers import QueuePoller
 from webcapture.browser.launch import processes
 from webcapture.settings import Settings
@@ -45,6 +46,11 @@ class LocalStack:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> None:
+        """Everything, or PortTaken (before anything has started) when a port is held by another program."""
+        ensure_free(self.host, self.port, "The local API", "--port (make dev PORT=...)")
+        if self.aws_endpoint is None:
+            ensure_free(self.host, self.aws_port, "The AWS emulator (moto)",
+                        "--aws-port (make dev AWS_PORT=...)")
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request is noise here
         self.aws = AwsEmulator(host=self.host, port=self.aws_port, external_endpoint=self.aws_endpoint)
         self.aws.start()

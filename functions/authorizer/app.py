@@ -1,13 +1,15 @@
 """Lambda TOKEN authorizer: API keys (one DynamoDB read) and JWT session tokens.
 
-Raising "Unauthorized" is API Gateway's signal for a 401, rendered by the UNAUTHORIZED gateway response.
+A refused token gets a Deny answer carrying the refusal's message: API Gateway renders it with the
+ACCESS_DENIED gateway response, as a 401 in the contract's envelope (template.yaml). Raising "Unauthorized"
+instead would give the UNAUTHORIZED response, whose message is fixed and could not say which case it is.
 """
 
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from webcapture.auth.authorizer import allow_all_routes, authenticate
+from webcapture.auth.authorizer import allow_all_routes, authenticate, deny_all_routes
 from webcapture.errors import Unauthorized
 from webcapture.observability import logger, tracer
 
@@ -19,5 +21,5 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         caller = authenticate(event.get("authorizationToken"))
     except Unauthorized as refusal:
         logger.info("token refused", extra={"reason": refusal.message})
-        raise Exception("Unauthorized") from None
+        return deny_all_routes(event["methodArn"], refusal.message)
     return allow_all_routes(event["methodArn"], caller["userId"], caller)

@@ -28,7 +28,7 @@ def test_shot_writes_the_image(local_api: LocalApi, tmp_path: Path) -> None:
 
 def test_shot_says_it_is_waiting_on_a_long_request(local_api: LocalApi, tmp_path: Path) -> None:
     run = webcapture(local_api, "shot", get_server().url("/plain.html"), "-o", str(tmp_path / "slow.png"),
-                     "--wait", "3000", "--format", "jpeg")
+                     "--wait-time", "3000", "--format", "jpeg")
     assert run.returncode == 0, run.stderr
     assert "webcapture: waiting for /v1/web/screenshot" in run.stderr
     assert (tmp_path / "slow.png").read_bytes()[:3] == b"\xff\xd8\xff"
@@ -56,7 +56,7 @@ def test_extract_with_a_schema_file(local_api: LocalApi, fake_openai: FakeOpenAI
 
 @pytest.mark.parametrize(("args", "key", "code", "text"), [
     (("shot", "http://169.254.169.254/latest/meta-data/"), None, 4, "400 URL_NOT_ALLOWED: "),
-    (("links", "ftp://example.com/"), None, 4, "422 invalid request: url: Invalid url"),
+    (("links", "ftp://example.com/"), None, 4, "422 VALIDATION_ERROR: url: an absolute http(s) URL is needed"),
     (("links", "https://example.com/"), "wc_" + "x" * 64, 3, "401 UNAUTHORIZED: Authentication required"),
     (("links", "https://no-such-host.invalid/"), None, 6, "502 NAVIGATION_FAILED: "),
 ])

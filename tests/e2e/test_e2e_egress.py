@@ -171,8 +171,11 @@ def test_a_local_scheme_as_the_target_is_a_422(api: LocalApi, untouched: None, u
     before = remaining(api)
     response = post(api, "/v1/web/screenshot", {"url": url})
     assert response.status_code == 422, response.text
-    assert response.json() == {"success": False, "error": {"name": "ZodError", "issues": [
-        {"code": "invalid_string", "validation": "url", "path": ["url"], "message": "Invalid url"}]}}
+    error = response.json()["error"]
+    assert error["issues"] == [
+        {"code": "invalid_string", "validation": "url", "path": ["url"], "message": "Invalid url"}]
+    assert error["name"] == "ZodError" and error["code"] == "VALIDATION_ERROR"
+    assert error["message"] == "url: an absolute http(s) URL is needed"
     assert remaining(api) == before
 
 

@@ -13,15 +13,21 @@ import requests
 from tests.support.api_answers import assert_envelope_error, assert_success, session_token
 from tests.support.local_api import LocalApi
 from webcapture import stored_files
-from webcapture.auth import api_keys
+from webcapture.auth import api_keys, refusals
 from webcapture.settings import get_settings
 
-UNAUTHORIZED = {"code": "UNAUTHORIZED", "message": "Authentication required"}
-
-
 # ------------------------------------------------------------------ 401
-@pytest.mark.parametrize("case", ["missing", "basic", "bearer-empty", "unknown-key", "garbage", "bad-jwt",
-                                  "expired-jwt", "jwt-no-sub"])
+# Each case's second sentence (webcapture/auth/refusals.py), whether API Gateway or the authorizer refuses.
+SENTENCES = {
+    "missing": refusals.NO_HEADER, "basic": refusals.NOT_BEARER, "bearer-empty": refusals.NOT_BEARER,
+    "unknown-key": refusals.INVALID_KEY, "garbage": refusals.INVALID_KEY,
+    "bad-jwt": f"{refusals.SESSION_FAILED}: its signature does not verify.",
+    "expired-jwt": f"{refusals.SESSION_FAILED}: it has expired.",
+    "jwt-no-sub": f"{refusals.SESSION_FAILED}: it has no 'sub' claim.",
+}
+
+
+@pytest.mark.parametrize("case", list(SENTENCES))
 def test_401_cases(local_api: LocalApi, case: str) -> None:
     headers = {
         "missing": None,
@@ -37,23 +43,26 @@ def test_401_cases(local_api: LocalApi, case: str) -> None:
     response = requests.get(local_api.url + "/v1/api-keys/list", timeout=30,
                             headers={} if headers is None else {"Authorization": headers})
     body = assert_envelope_error(response, 401, "UNAUTHORIZED")
-    assert body["error"]["message"] == UNAUTHORIZED["message"]
+    assert body["error"]["message"] == SENTENCES[case]
 
 
 def test_disabled_and_expired_keys_are_401(stack_aws: LocalApi) -> None:
     disabled_key, record = api_keys.create_key("e2e-user", "disabled")
     api_keys.set_enabled(record, enabled=False)
     expired_key, _ = api_keys.create_key("e2e-user", "expired", expires_at="2020-01-01T00:00:00.000Z")
-    for key in (disabled_key, expired_key):
-        assert_envelope_error(stack_aws.call("GET", "/v1/api-keys/list", key=key), 401, "UNAUTHORIZED")
+    for key, sentence in ((disabled_key, refusals.INVALID_KEY), (expired_key, refusals.EXPIRED_KEY)):
+        body = assert_envelope_error(stack_aws.call("GET", "/v1/api-keys/list", key=key), 401, "UNAUTHORIZED")
+        assert body["error"]["message"] == sentence
 
 
 def test_key_disabled_after_authorizer_cached_it_is_refused_by_the_function(stack_aws: LocalApi) -> None:
     key, record = api_keys.create_key("e2e-user", "soon-disabled")
     assert_success(stack_aws.call("GET", "/v1/api-keys/list", key=key), 0)
     api_keys.set_enabled(record, enabled=False)
-    # The authorizer's answer is cached for 300 s; metering in the function still sees the change.
-    assert_envelope_error(stack_aws.call("GET", "/v1/api-keys/list", key=key), 401, "UNAUTHORIZED")
+    # The authorizer's answer is cached for 300 s; metering in the function still sees the change, and
+    # says it in the authorizer's words.
+    body = assert_envelope_error(stack_aws.call("GET", "/v1/api-keys/list", key=key), 401, "UNAUTHORIZED")
+    assert body["error"]["message"] == refusals.INVALID_KEY
 
 
 def test_session_token_is_accepted(local_api: LocalApi) -> None:
@@ -147,6 +156,9 @@ def test_validation_is_422_with_every_issue(local_api: LocalApi) -> None:
     body = response.json()
     assert body["success"] is False and body["error"]["name"] == "ZodError"
     assert [i["path"] for i in body["error"]["issues"]] == [["fileId"], ["deleteFromStorage"]]
+    assert body["error"]["code"] == "VALIDATION_ERROR"
+    assert body["error"]["message"] == "fileId: String must contain at least 1 character(s) (and 1 more issue)"
+    assert body["error"]["requestId"] == response.headers["X-Request-Id"]
     assert response.headers["X-Request-Id"]
 
 

@@ -1,8 +1,9 @@
-"""The authorizer function: policy and context for good tokens, 'Unauthorized' for everything else."""
+"""The authorizer function: policy and context for good tokens, a Deny that says why for everything else."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import time
 from pathlib import Path
 from types import ModuleType
@@ -11,7 +12,8 @@ from typing import Any
 import jwt
 import pytest
 
-from webcapture.auth import api_keys
+from localapi.cfn_template import load_template
+from webcapture.auth import api_keys, refusals
 from webcapture.settings import get_settings
 
 ARN = "arn:aws:execute-api:us-east-1:123456789012:abc123/v1api/POST/v1/web/screenshot"
@@ -60,17 +62,39 @@ def test_session_token(aws_resources: None, settings_env: pytest.MonkeyPatch) ->
                                  "exp": str(exp)}
 
 
-@pytest.mark.parametrize("header", ["", "Bearer", "Basic dXNlcjpwYXNz", "Bearer wc_short", "Token wc_" + "a" * 64,
-                                    "Bearer " + "wc_" + "a" * 64, "Bearer a.b.c"])
-def test_refusals_raise_unauthorized(aws_resources: None, header: str) -> None:
-    with pytest.raises(Exception, match=r"^Unauthorized$"):
-        authorize(header)
+def refusal(result: dict[str, Any]) -> str:
+    """A Deny for every route, with the message API Gateway's ACCESS_DENIED response shows."""
+    statement = result["policyDocument"]["Statement"][0]
+    assert statement["Effect"] == "Deny"
+    assert statement["Resource"] == "arn:aws:execute-api:us-east-1:123456789012:abc123/v1api/*"
+    message: str = result["context"]["message"]
+    return message
 
 
-def test_disabled_and_expired_keys_are_refused(aws_resources: None) -> None:
+@pytest.mark.parametrize(("header", "sentence"), [
+    ("", refusals.NO_HEADER), ("Bearer", refusals.NOT_BEARER), ("Basic dXNlcjpwYXNz", refusals.NOT_BEARER),
+    ("Token wc_" + "a" * 64, refusals.NOT_BEARER), ("Bearer wc_short", refusals.INVALID_KEY),
+    ("Bearer " + "wc_" + "a" * 64, refusals.INVALID_KEY),
+    ("Bearer a.b.c", f"{refusals.SESSION_FAILED}: session tokens are not enabled on this deployment."),
+])  # fmt: skip
+def test_refusals_are_a_deny_that_says_which_case(aws_resources: None, header: str, sentence: str) -> None:
+    assert refusal(authorize(header)) == sentence
+
+
+def test_a_disabled_key_reads_as_not_valid_and_an_expired_one_as_expired(aws_resources: None) -> None:
     key, record = api_keys.create_key("user-1", "k")
     api_keys.set_enabled(record, enabled=False)
     old_key, _ = api_keys.create_key("user-1", "old", expires_at="2020-01-01T00:00:00.000Z")
-    for token in (key, old_key):
-        with pytest.raises(Exception, match=r"^Unauthorized$"):
-            authorize(f"Bearer {token}")
+    assert refusal(authorize(f"Bearer {key}")) == refusals.INVALID_KEY
+    assert refusal(authorize(f"Bearer {old_key}")) == refusals.EXPIRED_KEY
+
+
+def test_the_gateways_own_401_says_what_the_authorizer_would() -> None:
+    # API Gateway answers a request without the header itself, from template.yaml's UNAUTHORIZED response.
+    responses = load_template()["Resources"]["WebcaptureApi"]["Properties"]["GatewayResponses"]
+    body = json.loads(responses["UNAUTHORIZED"]["ResponseTemplates"]["application/json"])
+    assert body["error"] == {"code": "UNAUTHORIZED", "message": refusals.NO_HEADER,
+                             "requestId": "$context.requestId"}
+    denied = json.loads(responses["ACCESS_DENIED"]["ResponseTemplates"]["application/json"])
+    assert responses["ACCESS_DENIED"]["StatusCode"] == 401
+    assert denied["error"]["message"] == "$context.authorizer.message"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,18 +28,21 @@ Body = dict[str, Any]
 def _page_control(parser: argparse.ArgumentParser) -> None:
     """The page-control flags every browser command takes (docs/api.md#page-control)."""
     parser.add_argument("url", help="the page, http or https")
-    parser.add_argument("--wait", type=int, metavar="MS", help="extra idle time after load (waitTime)")
+    # --wait-time, not --wait: `--wait` means "wait for the job to end" in batch, job and crawl.
+    parser.add_argument("--wait-time", type=int, metavar="MS", help="extra idle time after load (waitTime)")
     parser.add_argument("--wait-for", metavar="CSS", help="wait for this element (waitForSelector)")
-    parser.add_argument("--wait-until", choices=["load", "domcontentloaded", "networkidle0", "networkidle2"])
+    parser.add_argument("--wait-until", choices=["load", "domcontentloaded", "networkidle0", "networkidle2"],
+                        help="the load event to wait for (waitUntil; default load)")
     parser.add_argument("--best-attempt", action="store_true",
                         help="use the page as it is when a wait runs out")
     parser.add_argument("--scroll", action="store_true", help="scroll through the page first (lazy content)")
     parser.add_argument("--hide", action="append", metavar="CSS", help="hide elements (repeatable)")
-    parser.add_argument("--block-ads", action="store_true")
-    parser.add_argument("--block-cookie-banners", action="store_true")
+    parser.add_argument("--block-ads", action="store_true", help="block ads and trackers (blockAds)")
+    parser.add_argument("--block-cookie-banners", action="store_true",
+                        help="dismiss cookie consent banners (blockCookieBanners)")
     parser.add_argument("--dark", action="store_true", help="prefers-color-scheme: dark")
     parser.add_argument("--device", help="a device name from Playwright's list, e.g. 'iPhone 15 Pro'")
-    parser.add_argument("--user-agent")
+    parser.add_argument("--user-agent", help="the User-Agent the browser sends (userAgent)")
     parser.add_argument("--profile", metavar="ID", help="start from this profile's logged-in session")
     parser.add_argument("--save-profile", action="store_true",
                         help="after a successful capture, save the session back to --profile")
@@ -49,7 +53,7 @@ def _page_control(parser: argparse.ArgumentParser) -> None:
 def _page_body(args: argparse.Namespace) -> Body:
     body: Body = {"url": args.url}
     optional = {
-        "waitTime": args.wait, "waitForSelector": args.wait_for, "waitUntil": args.wait_until,
+        "waitTime": args.wait_time, "waitForSelector": args.wait_for, "waitUntil": args.wait_until,
         "hideSelectors": args.hide, "device": args.device, "userAgent": args.user_agent,
         "colorScheme": "dark" if args.dark else None,
     }
@@ -63,7 +67,10 @@ def _page_body(args: argparse.Namespace) -> Body:
     if args.profile:
         body["profile"] = {"id": args.profile, "save": bool(args.save_profile)}
     if args.body:
-        extra = json.loads(args.body)
+        try:
+            extra = json.loads(args.body)
+        except json.JSONDecodeError as error:
+            raise CliFailure(f"--body is not JSON: {error}", 2) from None
         if not isinstance(extra, dict):
             raise CliFailure("--body must be a JSON object", 2)
         body.update(extra)
@@ -237,18 +244,21 @@ def add_commands(commands: Any) -> None:
     sign.add_argument("--user", help="your user id (default: asked from the API, with --secret)")
     sign.add_argument("--secret", help="your signing secret (default: GET /v1/signing/secret)")
     for parser in (shot, sign):
-        parser.add_argument("--full-page", action=argparse.BooleanOptionalAction, default=True)
-        parser.add_argument("--width", type=int)
-        parser.add_argument("--height", type=int)
+        parser.add_argument("--full-page", action=argparse.BooleanOptionalAction, default=True,
+                            help="the whole page (the default), or only the viewport")
+        parser.add_argument("--width", type=int, help="viewport width in CSS pixels (default 1280)")
+        parser.add_argument("--height", type=int, help="viewport height in CSS pixels (default 800)")
         parser.add_argument("--scale", type=float, help="deviceScaleFactor")
-        parser.add_argument("--format", choices=["png", "jpeg", "webp"], default="png")
+        parser.add_argument("--format", choices=["png", "jpeg", "webp"], default="png",
+                            help="image format (default png)")
         parser.add_argument("--quality", type=int, help="jpeg/webp quality 1-100")
         parser.add_argument("--selector", metavar="CSS", help="capture only this element")
         parser.add_argument("--max-age", type=int, metavar="SECONDS",
                             help="answer from the cache when this recent (maxAge)")
 
     links = command("links", "the page's links (url<TAB>text per line)", _links)
-    links.add_argument("--internal-only", action="store_true")
+    links.add_argument("--internal-only", action="store_true",
+                       help="only links to the page's own site (includeExternal: false)")
     links.add_argument("--json", action="store_true", help="the whole answer's data as JSON")
 
     extract = command("extract", "structured data (or text) from a page, by the AI model", _extract)
@@ -279,15 +289,22 @@ def add_commands(commands: Any) -> None:
 
     pdf = command("pdf", "the page as a PDF file", _pdf)
     pdf.add_argument("-o", "--output", default="page.pdf", help="file to write, or - for stdout")
-    pdf.add_argument("--format", choices=["A3", "A4", "A5", "Legal", "Letter", "Tabloid"], default="A4")
-    pdf.add_argument("--landscape", action="store_true")
+    pdf.add_argument("--format", choices=["A3", "A4", "A5", "Legal", "Letter", "Tabloid"], default="A4",
+                     help="paper size (default A4)")
+    pdf.add_argument("--landscape", action="store_true", help="landscape instead of portrait")
 
 
 def run(args: argparse.Namespace) -> int:
     """A client command; failures as one line on stderr, with their exit code."""
     try:
         result: int = args.run(args)
+        sys.stdout.flush()  # here, so a reader that has gone away is seen below, not at exit
         return result
+    except BrokenPipeError:
+        # The reader took what it wanted and closed the pipe (`| head`): not a failure, and nothing to say.
+        # stdout goes to /dev/null so the interpreter's own flush at exit finds no pipe to complain about.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except CliFailure as failure:
         print(f"webcapture: {failure}", file=sys.stderr)
         return failure.exit_code

@@ -85,7 +85,9 @@ def _failure(answer: Answer) -> ApiAnswerError:
         return ApiAnswerError(f"HTTP {status} from the API", _exit_code(status, ""), status, {})
     if not isinstance(error, dict):
         error = {}
-    if error.get("name") == "ZodError":
+    if error.get("name") == "ZodError" and error.get("message"):  # the service's own line, as it is
+        return ApiAnswerError(f"422 VALIDATION_ERROR: {error['message']}", 4, answer.status, error)
+    if error.get("name") == "ZodError":  # a service that names no message: the issues, one by one
         issues = "; ".join(
             f"{'.'.join(str(p) for p in issue.get('path', [])) or 'body'}: {issue.get('message', '')}"
             for issue in error.get("issues", [])

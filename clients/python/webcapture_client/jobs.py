@@ -146,11 +146,12 @@ def add_job_commands(commands: Any, where: argparse.ArgumentParser) -> None:
     batch = commands.add_parser("batch", parents=[where],
                                 help="run many requests of one operation as a job (NDJSON: a body per line)")
     batch.add_argument("file", help="NDJSON file of request bodies, or - for stdin")
-    batch.add_argument("--operation", choices=OPERATIONS, default="screenshot")
+    batch.add_argument("--operation", choices=OPERATIONS, default="screenshot",
+                       help="what every line asks for (default screenshot)")
     add_submit_options(batch, "job")
     batch.set_defaults(run=_batch)
     job = commands.add_parser("job", parents=[where], help="a job's status and results")
-    job.add_argument("job_id", metavar="ID")
+    job.add_argument("job_id", metavar="ID", help="the job's id (jobId, printed when it was submitted)")
     job.add_argument("--wait", action="store_true", help="wait for the job to end, with a progress bar")
     job.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     job.set_defaults(run=_job)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from webcapture import aws
+from webcapture import aws, operator_access
 from webcapture.auth import api_keys
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.envelopes import utc_timestamp
@@ -22,12 +21,26 @@ from webcapture.settings import get_settings
 
 
 def _configure(args: argparse.Namespace) -> None:
-    if args.table:
-        os.environ["API_KEYS_TABLE"] = args.table
-    if args.endpoint_url:
-        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = args.endpoint_url
+    operator_access.use_endpoint(args.endpoint_url, args.table)
     get_settings.cache_clear()
     aws.reset_clients()
+
+
+def _run_keys(args: argparse.Namespace) -> int:
+    """A keys command; a failure is one line on stderr and an exit code (webcapture.operator_access)."""
+    try:
+        _configure(args)
+        result: int = args.run(args)
+    except ValueError as error:  # --metadata, --expires
+        print(f"webcapture-admin: {error}", file=sys.stderr)
+        return operator_access.USAGE
+    except Exception as error:
+        said = operator_access.failure(error, get_settings().api_keys_table)
+        if said is None:
+            raise
+        print(f"webcapture-admin: {said[0]}", file=sys.stderr)
+        return said[1]
+    return result
 
 
 def _print(value: Any) -> None:
@@ -35,10 +48,16 @@ def _print(value: Any) -> None:
 
 
 def _create(args: argparse.Namespace) -> int:
-    metadata = json.loads(args.metadata) if args.metadata else {}
+    try:
+        metadata = json.loads(args.metadata) if args.metadata else {}
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--metadata is not JSON: {error}") from None
     if not isinstance(metadata, dict):
-        raise SystemExit("--metadata must be a JSON object")
-    expires = _iso_utc(args.expires) if args.expires else None
+        raise ValueError("--metadata must be a JSON object")
+    try:
+        expires = _iso_utc(args.expires) if args.expires else None
+    except ValueError as error:
+        raise ValueError(f"--expires is not an ISO 8601 time: {error}") from None
     key, record = api_keys.create_key(args.user, args.name, remaining=args.credits, expires_at=expires,
                                       metadata=metadata, max_concurrency=args.max_concurrency)
     _print({"apiKey": key, "note": "shown once; store it now", **_shown(record)})
@@ -97,8 +116,12 @@ def _delete(args: argparse.Namespace) -> int:
 
 
 def _where(parser: argparse.ArgumentParser, default: object) -> None:
-    parser.add_argument("--table", default=default, help="ApiKeys table name (default: $API_KEYS_TABLE)")
-    parser.add_argument("--endpoint-url", default=default, help="DynamoDB endpoint, e.g. a local emulator")
+    parser.add_argument("--table", default=default,
+                        help="ApiKeys table name (default: $API_KEYS_TABLE; the local stack's with a "
+                             "loopback --endpoint-url)")
+    parser.add_argument("--endpoint-url", default=default,
+                        help="DynamoDB endpoint, e.g. the local API's moto: http://127.0.0.1:4566 (needs no "
+                             "AWS credentials or region)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     create = keys.add_parser("create", parents=[where], help="create a key and print it once")
     create.add_argument("--user", required=True, help="owner's user id")
-    create.add_argument("--name", required=True)
+    create.add_argument("--name", required=True, help="a name to tell the key by (shown in listings)")
     create.add_argument("--credits", type=int, help="remaining credits; omit for unlimited")
     create.add_argument("--expires", help="expiry, ISO 8601 UTC, e.g. 2027-01-01T00:00:00.000Z")
     create.add_argument("--metadata", help="JSON object stored with the key")
@@ -122,27 +145,25 @@ def build_parser() -> argparse.ArgumentParser:
     create.set_defaults(run=_create)
 
     update = keys.add_parser("update", parents=[where], help="change a key's credits or in-flight limit")
-    update.add_argument("key_id")
+    update.add_argument("key_id", help="the key's id (its `id` in `keys list`), never the key itself")
     update.add_argument("--credits", type=int, help="set the remaining credits")
     update.add_argument("--max-concurrency", type=_positive, help="requests allowed in flight at once")
     update.set_defaults(run=_update)
 
     listing = keys.add_parser("list", parents=[where], help="a user's keys")
-    listing.add_argument("--user", required=True)
+    listing.add_argument("--user", required=True, help="the owner's user id")
     listing.set_defaults(run=_list)
 
     for name, run in (("disable", _disable), ("delete", _delete)):
         sub = keys.add_parser(name, parents=[where], help=f"{name} a key by its id")
-        sub.add_argument("key_id")
+        sub.add_argument("key_id", help="the key's id (its `id` in `keys list`), never the key itself")
         sub.set_defaults(run=run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _configure(args)
-    result: int = args.run(args)
-    return result
+    return _run_keys(args)
 
 
 if __name__ == "__main__":

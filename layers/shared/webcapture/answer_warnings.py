@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from webcapture import request_scope
+
 WARNING_HEADER = "X-Webcapture-Warning"
 # Headers are not the place for long prose; the JSON forms carry the whole text.
 _MAX_HEADER_CHARS = 1000
@@ -23,6 +25,8 @@ def with_warnings(data: dict[str, Any], warnings: Iterable[str]) -> dict[str, An
 
 def warning_headers(warnings: Iterable[str]) -> dict[str, str]:
     """The header for a bytes answer: one line of printable ASCII (anything else, such as a selector's
-    non-ASCII characters, becomes '?'), bounded."""
-    text = "".join(ch if " " <= ch <= "~" else "?" for ch in "; ".join(warnings))
+    non-ASCII characters, becomes '?'), bounded. It also names what the request sent that was ignored."""
+    parts = list(warnings)
+    parts += [warning for warning in request_scope.request_warnings() if warning not in parts]
+    text = "".join(ch if " " <= ch <= "~" else "?" for ch in "; ".join(parts))
     return {WARNING_HEADER: text[:_MAX_HEADER_CHARS]} if text else {}

@@ -160,10 +160,14 @@ class ServiceUnavailable(ApiError):
 
 
 class RequestValidationError(Exception):
-    """A 422: carries Zod-style issues (docs/api.md#validation). Not an ApiError: its envelope differs."""
+    """A 422: carries Zod-style issues (docs/api.md#validation-errors). Not an ApiError: its envelope keeps
+    `name` and `issues` beside the code, message and request id. `payload`: the body the issues' paths
+    point into, so the message can quote a value (a URL sent without its scheme)."""
 
     status = 422
+    code = "VALIDATION_ERROR"
 
-    def __init__(self, issues: list[dict[str, Any]]) -> None:
+    def __init__(self, issues: list[dict[str, Any]], *, payload: Any = None) -> None:
         self.issues = issues
+        self.payload = payload
         super().__init__(f"{len(issues)} validation issue(s)")

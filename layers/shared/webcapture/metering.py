@@ -25,12 +25,13 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from webcapture import concurrency, request_scope
+from webcapture.auth import refusals
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_table
 from webcapture.concurrency import Lease
 from webcapture.envelopes import utc_timestamp
-from webcapture.errors import ApiError, NavigationTimeout, Unauthorized, UsageExceeded
+from webcapture.errors import ApiError, NavigationTimeout, UsageExceeded
 from webcapture.observability import logger, metrics
 from webcapture.settings import get_settings
 
@@ -160,7 +161,7 @@ def reserve(
                 raise
             item: dict[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
             if not item:
-                raise Unauthorized("Authentication required. The API key is unknown.") from None
+                raise refusals.key_refused(expired=False) from None
             if _marked(item, request_id):
                 # Already charged for this request (and its slot taken, in the same write): the first write
                 # went through, its answer was lost.
@@ -168,8 +169,9 @@ def reserve(
                 charged = _from_wire(item).get("remaining") is not None
                 return Reservation(caller.key_hash, cost, charged=charged, request_id=request_id)
             record = ApiKeyRecord(_from_wire(item))
-            if not record.is_usable(now):
-                raise Unauthorized("Authentication required. The API key is disabled or expired.") from None
+            key_refusal = record.refusal(now)
+            if key_refusal is not None:
+                raise key_refusal from None
             if lease is not None and concurrency.is_full(item):
                 refusal = concurrency.limit_exceeded()
                 if not concurrency.reclaim_expired(item):

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from webcapture.settings import get_settings
 
@@ -33,6 +33,8 @@ class RequestScope:
     request_id: str
     deadline: float  # time.monotonic() instant by which the work must be done
     gateway_deadline: float | None  # time.monotonic() instant at which API Gateway answers 504 itself
+    # What the answer must tell the caller about the request itself (unknown fields it ignored).
+    warnings: list[str] = field(default_factory=list)
 
     def remaining_ms(self) -> float:
         return (self.deadline - time.monotonic()) * 1000
@@ -98,6 +100,19 @@ def deadline() -> float:
 def request_id() -> str | None:
     scope = _scope.get()
     return None if scope is None else scope.request_id
+
+
+def note_warning(text: str) -> None:
+    """A warning about the request for its answer (`data.warning` / `X-Webcapture-Warning`); nothing
+    outside a request."""
+    scope = _scope.get()
+    if scope is not None and text not in scope.warnings:
+        scope.warnings.append(text)
+
+
+def request_warnings() -> list[str]:
+    scope = _scope.get()
+    return [] if scope is None else list(scope.warnings)
 
 
 def gateway_gave_up() -> bool:

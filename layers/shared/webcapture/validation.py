@@ -1,4 +1,5 @@
-"""Request bodies in, models out; pydantic's errors rewritten as Zod-style issues (docs/api.md#validation)."""
+"""Request bodies in, models out; pydantic's errors rewritten as Zod-style issues, and a 422's one-line
+message (docs/api.md#validation-errors)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from webcapture import request_scope
 from webcapture.errors import InvalidJson, PayloadTooLarge, RequestValidationError
+from webcapture.unknown_fields import render_path, unknown_field_warnings
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -205,13 +208,61 @@ def parse_json_body(raw: str | bytes | None, max_bytes: int) -> Any:
     return payload
 
 
-def validate_request(model: type[ModelT], payload: Any) -> ModelT:
-    """The request model, or a RequestValidationError listing every issue."""
+def validate_request(model: type[ModelT], payload: Any, *, path: tuple[str | int, ...] = ()) -> ModelT:
+    """The request model, or a RequestValidationError listing every issue. Fields the model does not know
+    become warnings of the answer (`path`: where this body sits in the request, for a batch's items)."""
     if not isinstance(payload, dict):
         received = received_type(payload)
         raise RequestValidationError([{"code": "invalid_type", "expected": "object", "received": received,
                                        "path": [], "message": f"Expected object, received {received}"}])
     try:
-        return model.model_validate(payload)
+        validated = model.model_validate(payload)
     except ValidationError as exc:
-        raise RequestValidationError(issues_from(exc, model)) from None
+        raise RequestValidationError(issues_from(exc, model), payload=payload) from None
+    for warning in unknown_field_warnings(model, payload, path):
+        request_scope.note_warning(warning)
+    return validated
+
+
+def _value_at(payload: Any, path: list[str | int]) -> Any:
+    for part in path:
+        try:
+            payload = payload[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return payload
+
+
+def _url_hint(value: Any) -> str:
+    """"; did you mean https://example.com?" for a URL sent without its scheme."""
+    if not isinstance(value, str):
+        return ""
+    candidate = value.strip()
+    if not candidate or "://" in candidate or " " in candidate:
+        return ""
+    host = candidate.split("/", 1)[0].split(":", 1)[0]
+    if "." not in host and host != "localhost":
+        return ""
+    return f"; did you mean https://{candidate.removeprefix('//')}?"
+
+
+def _what_is_wrong(issue: dict[str, Any], payload: Any) -> str:
+    if issue.get("code") == "invalid_string" and issue.get("validation") == "url":
+        return "an absolute http(s) URL is needed" + _url_hint(_value_at(payload, issue.get("path", [])))
+    if issue.get("code") == "invalid_type" and issue.get("received") == "undefined":
+        expected = str(issue.get("expected", "value"))
+        return f"required ({'an' if expected[:1] in 'aeiou' else 'a'} {expected})"
+    return str(issue.get("message", "invalid"))
+
+
+def validation_message(issues: list[dict[str, Any]], payload: Any = None) -> str:
+    """One line for a 422: the first issue's path and what is wrong with it, and how many more there are,
+    e.g. "url: an absolute http(s) URL is needed; did you mean https://example.com?"."""
+    if not issues:
+        return "The request is not valid"
+    first = issues[0]
+    where = render_path(first.get("path") or []) or "body"
+    line = f"{where}: {_what_is_wrong(first, payload)}"
+    if len(issues) > 1:
+        line += f" (and {len(issues) - 1} more issue{'s' if len(issues) > 2 else ''})"
+    return " ".join(line.split())

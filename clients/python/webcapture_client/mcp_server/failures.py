@@ -44,8 +44,10 @@ def api_error_text(error: ApiAnswerError) -> str:
     body = error.error
     if body.get("name") == "ZodError":
         issues = [issue for issue in body.get("issues", []) if isinstance(issue, dict)]
+        said = f" {body['message']}." if body.get("message") else ""  # the service's one line, as it is
+        count = f"{len(issues)} issue{'s' if len(issues) != 1 else ''}"
         lines = [f"webcapture API error {error.status} VALIDATION_ERROR: the arguments are invalid "
-                 f"({len(issues)} issue{'s' if len(issues) != 1 else ''}); correct them and call again.",
+                 f"({count}); correct them and call again.{said}",
                  *(_issue_line(issue) for issue in issues),
                  "issues: " + json.dumps(issues, ensure_ascii=False)]
         return "\n".join(lines)

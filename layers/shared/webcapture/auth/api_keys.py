@@ -17,9 +17,11 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
+from webcapture.auth import refusals
 from webcapture.aws import dynamodb_table
 from webcapture.dynamo_values import from_dynamo, number, to_dynamo
 from webcapture.envelopes import utc_timestamp
+from webcapture.errors import Unauthorized
 from webcapture.settings import get_settings
 
 KEY_PREFIX = "wc_"
@@ -70,9 +72,18 @@ class ApiKeyRecord:
         return int(value) if value is not None else get_settings().default_max_concurrency
 
     def is_usable(self, now_iso: str | None = None) -> bool:
+        return bool(self.item.get("enabled")) and not self.has_expired(now_iso)
+
+    def has_expired(self, now_iso: str | None = None) -> bool:
         expires = self.item.get("expiresAt")
-        now_iso = now_iso or utc_timestamp()
-        return bool(self.item.get("enabled")) and (expires is None or str(expires) > now_iso)
+        return expires is not None and str(expires) <= (now_iso or utc_timestamp())
+
+    def refusal(self, now_iso: str | None = None) -> Unauthorized | None:
+        """Why this key cannot be used, or None. A disabled key reads as not valid, like an unknown one;
+        only an enabled key is told it has expired."""
+        if not self.item.get("enabled"):
+            return refusals.key_refused(expired=False)
+        return refusals.key_refused(expired=True) if self.has_expired(now_iso) else None
 
     def public(self) -> dict[str, Any]:
         """The record as `data.apiKeys[]` shows it (spec 2.7): never the hash or the key."""
@@ -106,9 +117,13 @@ def create_key(
     expires_at: str | None = None,
     metadata: dict[str, Any] | None = None,
     max_concurrency: int | None = None,
+    key: str | None = None,
 ) -> tuple[str, ApiKeyRecord]:
-    """A new key and its stored record; the key itself is returned here and nowhere else."""
-    key = generate_key()
+    """A new key and its stored record; the key itself is returned here and nowhere else. `key`: store this
+    key instead of a new random one (the local API's demo key, kept across restarts)."""
+    if key is not None and not looks_like_api_key(key):
+        raise ValueError(f"an API key is {KEY_PREFIX} and {KEY_RANDOM_LENGTH} letters")
+    key = key or generate_key()
     now = utc_timestamp()
     item: dict[str, Any] = {
         "keyHash": hash_key(key),

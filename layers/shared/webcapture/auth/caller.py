@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from webcapture.auth import EXPIRY_LEEWAY_S
+from webcapture.auth import EXPIRY_LEEWAY_S, refusals
 from webcapture.auth.api_keys import hash_key
 from webcapture.errors import Unauthorized
 
@@ -40,9 +40,9 @@ def _refuse_if_expired(exp: Any) -> None:
     try:
         expires_at = float(exp)
     except (TypeError, ValueError):
-        raise Unauthorized("Authentication required") from None
+        raise refusals.session_failed("it has no expiry") from None
     if not math.isfinite(expires_at) or time.time() > expires_at + EXPIRY_LEEWAY_S:
-        raise Unauthorized("Authentication required. The session token has expired.")
+        raise refusals.session_failed("it has expired")
 
 
 def caller_from_event(event: dict[str, Any]) -> Caller:
@@ -50,13 +50,13 @@ def caller_from_event(event: dict[str, Any]) -> Caller:
     user_id = context.get("userId")
     kind = context.get("tokenKind")
     if not user_id or kind not in ("api_key", "session"):
-        raise Unauthorized("Authentication required")
+        raise Unauthorized(refusals.NO_HEADER)  # no authorizer ran: API Gateway sent no credential
     if kind == "session":
         _refuse_if_expired(context.get("exp"))
         return Caller(user_id=str(user_id), kind="session")
     token = bearer_token(event.get("headers"))
     if token is None:
-        raise Unauthorized("Authentication required")
+        raise Unauthorized(refusals.NOT_BEARER)
     return Caller(
         user_id=str(user_id),
         kind="api_key",

@@ -13,8 +13,7 @@ from typing import Any
 
 import jwt
 
-from webcapture.auth import EXPIRY_LEEWAY_S
-from webcapture.errors import Unauthorized
+from webcapture.auth import EXPIRY_LEEWAY_S, refusals
 from webcapture.settings import Settings, get_settings
 
 ASYMMETRIC_ALGORITHMS = frozenset({"EdDSA", "ES256", "RS256"})
@@ -48,10 +47,10 @@ class SessionClaims:
 
 
 def verify_session_claims(token: str, settings: Settings | None = None) -> SessionClaims:
-    """The token's user id and expiry, or Unauthorized."""
+    """The token's user id and expiry, or Unauthorized saying why not."""
     settings = settings or get_settings()
     if not (settings.jwt_jwks_url or settings.jwt_hs256_secret):
-        raise Unauthorized("Authentication required. Session tokens are not enabled.")
+        raise refusals.session_failed("session tokens are not enabled on this deployment")
     try:
         key, algorithms = _signing_key(token, settings)
         claims = jwt.decode(
@@ -67,9 +66,17 @@ def verify_session_claims(token: str, settings: Settings | None = None) -> Sessi
             },
             leeway=EXPIRY_LEEWAY_S,
         )
+    except jwt.ExpiredSignatureError as exc:
+        raise refusals.session_failed("it has expired") from exc
+    except jwt.InvalidSignatureError as exc:
+        raise refusals.session_failed("its signature does not verify") from exc
+    except jwt.MissingRequiredClaimError as exc:
+        raise refusals.session_failed(f"it has no '{exc.claim}' claim") from exc
+    except (jwt.InvalidAudienceError, jwt.InvalidIssuerError) as exc:
+        raise refusals.session_failed("its issuer or audience is not this deployment's") from exc
     except (jwt.PyJWTError, ValueError) as exc:
-        raise Unauthorized("Authentication required. The session token is not valid.") from exc
+        raise refusals.session_failed("it is not a valid token for this deployment") from exc
     subject = claims.get("sub")
     if not isinstance(subject, str) or not subject:
-        raise Unauthorized("Authentication required. The session token has no subject.")
+        raise refusals.session_failed("it has no subject")
     return SessionClaims(user_id=subject, expires_at=int(claims["exp"]))

@@ -22,6 +22,7 @@ from webcapture.edge.responses import REQUEST_ID_HEADER, error_response, json_te
 from webcapture.envelopes import validation_error_body
 from webcapture.errors import ApiError, NavigationTimeout, NotFound, RequestValidationError
 from webcapture.observability import logger, metrics
+from webcapture.validation import validation_message
 
 
 def _caller_or_none(app: APIGatewayRestResolver) -> Caller | None:
@@ -80,7 +81,9 @@ def _answer(app: APIGatewayRestResolver, next_middleware: NextMiddleware, reques
     try:
         response = _work(app, next_middleware)
     except RequestValidationError as exc:
-        response = Response(422, content_types.APPLICATION_JSON, json_text(validation_error_body(exc.issues)))
+        message = validation_message(exc.issues, exc.payload)
+        response = Response(422, content_types.APPLICATION_JSON,
+                            json_text(validation_error_body(exc.issues, message, request_id)))
     except ApiError as exc:
         logger.info("request refused", extra={"status": exc.status, "code": exc.code, "reason": exc.message})
         response = error_response(exc, request_id)

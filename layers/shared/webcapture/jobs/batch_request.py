@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from webcapture import request_scope
 from webcapture.credits import Operation
 from webcapture.errors import RequestValidationError
 from webcapture.models.page_control import PageControl
@@ -21,6 +22,7 @@ from webcapture.models.requests import (
     _check_target_url,
 )
 from webcapture.unicode_text import well_formed
+from webcapture.unknown_fields import unknown_field_warning
 from webcapture.validation import received_type, validate_request
 
 MAX_ITEMS = 1_000
@@ -42,6 +44,7 @@ REQUEST_MODELS: dict[Operation, type[PageControl]] = {
     Operation.PDF: PdfRequest,
 }
 OPERATIONS = tuple(op.value for op in REQUEST_MODELS)
+BATCH_FIELDS = ("operation", "requests", "webhook")
 
 
 @dataclass(frozen=True)
@@ -167,8 +170,10 @@ def _requests(
     for index, item in enumerate(value):
         if operation is None:
             break
+        # An item's `timeout` is the batch's own field, not its endpoint's: no warning for it.
+        body = {k: v for k, v in item.items() if k != "timeout"} if isinstance(item, dict) else item
         try:
-            validate_request(REQUEST_MODELS[operation], item)
+            validate_request(REQUEST_MODELS[operation], body, path=("requests", index))
         except RequestValidationError as invalid:
             issues.extend({**issue, "path": ["requests", index, *issue["path"]]} for issue in invalid.issues)
         timeouts.append(_timeout(item, index, issues) if isinstance(item, dict) else None)
@@ -267,5 +272,8 @@ def parse_batch(payload: Any) -> BatchRequest:
     requests, timeouts = _requests(payload, operation, issues)
     webhook = _webhook(payload, issues)
     if issues or operation is None:
-        raise RequestValidationError(issues)
+        raise RequestValidationError(issues, payload=payload)
+    for name in payload:
+        if name not in BATCH_FIELDS:
+            request_scope.note_warning(unknown_field_warning(name, BATCH_FIELDS))
     return BatchRequest(operation, tuple(requests), tuple(timeouts), webhook)

@@ -22,12 +22,13 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from webcapture.auth import refusals
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.auth.caller import Caller
 from webcapture.aws import dynamodb_client, dynamodb_table, s3_client
 from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
-from webcapture.errors import Unauthorized, UsageExceeded
+from webcapture.errors import UsageExceeded
 from webcapture.jobs.batch_request import ACCEPTED
 from webcapture.metering import key_charge
 from webcapture.response_limits import response_budget, text_response_size
@@ -264,9 +265,10 @@ def create_job(new: NewJob) -> Job:
             raise RuntimeError("job id collision")  # a fresh uuid4: does not happen
         record = _key_record(new.caller.key_hash)
         if record is None:
-            raise Unauthorized("Authentication required. The API key is unknown.")
-        if not record.is_usable(now):
-            raise Unauthorized("Authentication required. The API key is disabled or expired.")
+            raise refusals.key_refused(expired=False)
+        key_refusal = record.refusal(now)
+        if key_refusal is not None:
+            raise key_refusal
         has_limit = record.item.get("remaining") is not None
         if has_limit == limited:
             raise UsageExceeded(f"Not enough credits for this {_kind(new)}: it costs {cost}")

@@ -223,8 +223,12 @@ class ValidationIssue(_Answer):
 
 
 class ValidationErrorDetail(_Answer):
-    name: Literal["ZodError"]
-    issues: list[ValidationIssue]
+    name: Literal["ZodError"] = Field(description="Kept for clients written for Zod-based services")
+    code: Literal["VALIDATION_ERROR"]
+    message: str = Field(description="One line: the first issue's path and what is wrong, e.g. \"url: an "
+                                     "absolute http(s) URL is needed; did you mean https://example.com?\"")
+    requestId: str
+    issues: list[ValidationIssue] = Field(description="Every issue of the request")
 
 
 class ValidationErrorEnvelope(_Answer):
