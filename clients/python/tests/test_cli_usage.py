@@ -22,10 +22,23 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
     return dict(subparsers.choices)
 
 
+def _every_parser() -> dict[str, argparse.ArgumentParser]:
+    """Every command and every command's own actions (`profiles create`), by the words that reach them."""
+    found: dict[str, argparse.ArgumentParser] = {}
+    waiting = list(_commands().items())
+    while waiting:
+        name, parser = waiting.pop()
+        found[name] = parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                waiting += [(f"{name} {sub}", inner) for sub, inner in action.choices.items()]
+    return found
+
+
 class UsageTest(unittest.TestCase):
     def test_every_option_and_argument_of_every_command_has_help(self) -> None:
         missing = [f"{name} {action.option_strings or action.dest}"
-                   for name, parser in _commands().items() for action in parser._actions
+                   for name, parser in _every_parser().items() for action in parser._actions
                    if not action.help or action.help == argparse.SUPPRESS]
         self.assertEqual(missing, [])
 

@@ -81,20 +81,21 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_profile_commands(commands: Any, where_parser: argparse.ArgumentParser) -> None:
     profiles = commands.add_parser("profiles", help="profiles: logged-in sessions kept for --profile")
-    actions = profiles.add_subparsers(dest="profiles_action", required=True)
+    actions = profiles.add_subparsers(dest="profiles_action", required=True, metavar="ACTION",
+                                      help="list, create, show, rename, delete or import")
     actions.add_parser("list", parents=[where_parser],
                        help="your profiles (id<TAB>name<TAB>version<TAB>sites)")
     create = actions.add_parser("create", parents=[where_parser], help="a new profile (no session yet)")
-    create.add_argument("name")
+    create.add_argument("name", help="the profile's name (1 to 100 characters)")
     show = actions.add_parser("show", parents=[where_parser], help="a profile's metadata (never its state)")
-    show.add_argument("id")
+    show.add_argument("id", help="the profile's id (profileId)")
     rename = actions.add_parser("rename", parents=[where_parser], help="rename a profile")
-    rename.add_argument("id")
-    rename.add_argument("name")
+    rename.add_argument("id", help="the profile's id (profileId)")
+    rename.add_argument("name", help="its new name (1 to 100 characters)")
     delete = actions.add_parser("delete", parents=[where_parser], help="delete a profile and its state")
-    delete.add_argument("id")
+    delete.add_argument("id", help="the profile's id (profileId)")
     imported = actions.add_parser("import", parents=[where_parser],
                                   help="a login made elsewhere: a Playwright storage state file (or -)")
-    imported.add_argument("id")
+    imported.add_argument("id", help="the profile's id (profileId)")
     imported.add_argument("file", help="the JSON of context.storage_state(), at most 1 MB; - for stdin")
     profiles.set_defaults(run=_run)
