@@ -140,10 +140,12 @@ def test_shared_layer_has_the_package_and_its_dependencies(build_dir: Path) -> N
         assert not (python / package).exists(), f"{package} belongs in one function's own package"
 
 
-def test_only_the_authorizer_carries_pyjwt_and_cryptography(functions: dict[str, BuiltFunction]) -> None:
+def test_only_the_authorizer_and_the_mcp_function_carry_pyjwt_and_cryptography(
+        functions: dict[str, BuiltFunction]) -> None:
+    # The MCP SDK requires pyjwt[crypto] (its OAuth side) whether or not a server uses it.
     for name, function in functions.items():
         has_jwt = (function.code_dir / "jwt").is_dir() and (function.code_dir / "cryptography").is_dir()
-        assert has_jwt == (name == "AuthorizerFunction"), name
+        assert has_jwt == (name in {"AuthorizerFunction", "McpFunction"}), name
 
 
 def test_only_the_functions_that_call_a_model_carry_the_openai_client(

@@ -91,7 +91,8 @@ def test_every_function_has_an_event(functions: dict[str, BuiltFunction]) -> Non
                "DocsFunction": "docs", "MapFunction": "map", "CrawlFunction": "crawl", "BatchFunction": "batch",
                "JobsFunction": "jobs_get",
                "WebhooksFunction": "webhook_delivery", "WebhookSecretFunction": "webhook_secret",
-               "SigningSecretFunction": "signing_secret", "ProfilesFunction": "profiles"}
+               "SigningSecretFunction": "signing_secret", "ProfilesFunction": "profiles",
+               "McpFunction": "mcp"}
     assert set(functions) == set(sources), "a function was added or renamed: give it an events/ file here"
     assert set(sources.values()) <= events
 
@@ -109,8 +110,10 @@ def test_authorizer_refuses_an_unknown_key(python312: Path, functions: dict[str,
                                            opt_for: dict[str, Path], aws_stack: AwsStack, tmp_path: Path) -> None:
     invocation = run(python312, functions, opt_for, "AuthorizerFunction", load_event("authorizer"), tmp_path,
                      aws_stack.env)
-    # API Gateway turns exactly this error message into its 401.
-    assert invocation.result["error"]["message"] == "Unauthorized", invocation.output
+    # A Deny whose context carries the 401's second sentence (template.yaml's ACCESS_DENIED response).
+    answer = invocation.response
+    assert answer["policyDocument"]["Statement"][0]["Effect"] == "Deny", invocation.output
+    assert answer["context"]["message"] == "Authentication required. The API key is not valid.", answer
 
 
 def test_api_keys_list(python312: Path, functions: dict[str, BuiltFunction], opt_for: dict[str, Path],

@@ -118,10 +118,11 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
     # The webhooks function reads the job and records its deliveries; a failed delivery's next attempt is
     # a delayed message on its own queue.
     assert needed("WebhooksFunction") == jobs_items
-    # Status and results: the job's items by query, large results from S3; it queues nothing.
+    # Status and results: the job's items by query, large results from S3; a cancel that settles the job
+    # at once sends its job.cancelled event, and queues nothing else.
     jobs = needed("JobsFunction")
     assert {("dynamodb:GetItem", "JobsTable"), ("dynamodb:Query", "JobsTable"), ("s3:GetObject", "FilesBucket")} <= jobs
-    assert not any(action.startswith("sqs:") for action, _ in jobs)
+    assert {queue for action, queue in jobs if action.startswith("sqs:")} == {"WebhooksQueue"}
     # The profile routes: metadata and the per-user count (transactions), imported states written; a state
     # is never read back.
     assert needed("ProfilesFunction") == {

@@ -17,7 +17,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from webcapture import request_scope
-from webcapture.aws import dynamodb_client
+from webcapture.aws import dynamodb_client, dynamodb_table
 from webcapture.envelopes import utc_timestamp
 from webcapture.jobs import job_store, webhook_events
 from webcapture.jobs.job_store import Job
@@ -40,7 +40,7 @@ def _started(job_id: str) -> set[int]:
         "ProjectionExpression": "sk, done, claimToken",
         "ConsistentRead": True,
     }
-    table = job_store._table()
+    table = dynamodb_table(get_settings().jobs_table)
     while True:
         answer = table.query(**query)
         for item in answer.get("Items", []):
