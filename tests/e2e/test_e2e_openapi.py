@@ -16,7 +16,7 @@ from webcapture.images import image_info
 from webcapture.openapi.endpoints import ENDPOINTS
 from webcapture.settings import get_settings
 
-DOCS_ROUTES = {"/v1/openapi.json", "/v1/docs", "/v1/docs/assets/{name}"}
+DOCS_ROUTES = {"/v1/openapi.json", "/v1/docs", "/v1/docs/assets/{name}", "/", "/docs"}
 
 
 def test_document_is_public_and_valid_openapi(local_api: LocalApi) -> None:

@@ -96,6 +96,7 @@ def test_fail_on_status_applies_over_http(site: FastPageServer, caller: Caller, 
     ("hideSelectors", [".ad"]), ("blockCookieBanners", True), ("device", "iPhone 15 Pro"),
     ("colorScheme", "dark"), ("addStyleTag", [{"content": "body{}"}]),
     ("addScriptTag", [{"content": "1"}]), ("waitUntil", "networkidle0"),
+    ("profile", {"id": "prof_0123456789abcdef"}),
 ])
 def test_a_browser_only_field_with_http_is_a_422_naming_it(field: str, value: Any) -> None:
     with pytest.raises(RequestValidationError) as refused:

@@ -34,7 +34,8 @@ def browser_only_fields(request: BaseModel) -> list[str]:
     found: list[str] = []
     values = request.__dict__
     for name in ("actions", "waitForSelector", "scrollPage", "hideSelectors", "blockCookieBanners", "device",
-                 "colorScheme", "addStyleTag", "addScriptTag", "proxy", "screenshotOptions", "pdfOptions"):
+                 "colorScheme", "addStyleTag", "addScriptTag", "proxy", "profile", "screenshotOptions",
+                 "pdfOptions"):
         if name in values and _set(values[name]):
             found.append(name)
     if values.get("waitUntil", "load") != "load":
