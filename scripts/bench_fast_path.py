@@ -67,7 +67,15 @@ def _crawl(api: LocalApi, url: str, pages: int, engine: str, **more: Any,
     if answer.status_code != 202:
         raise RuntimeError(f"crawl refused: {answer.status_code} {answer.text[:300]}")
     job_id = answer.json()["data"]["jobId"]
-    job = wait_until_settled(api, job_id, give_up_s=3_600)
+    for attempt in range(60):  # on a machine this busy a status read can time out; the crawl goes on
+        try:
+            job = wait_until_settled(api, job_id, give_up_s=3_600)
+            break
+        except AssertionError as error:
+            print(f"status read failed ({error}); reading again", flush=True)
+            if attempt == 59:
+                raise
+            time.sleep(10)
     seconds = time.perf_counter() - started
     markdown = {r["data"]["url"]: r["data"].get("markdown", "") for r in all_results(api, job_id, 100)
                 if "data" in r}
