@@ -164,6 +164,12 @@ bench-fast-path: install
 	$(BIN)/python scripts/bench_fast_path.py --write-docs $(ARGS)
 	$(BIN)/python scripts/bench_fast_path.py --synthetic 20000 --formats links --write-docs
 
+# The Markdown step of this tree against a git revision's (BASE=main), CPU and output side by side, on
+# Debian's documentation pages (scripts/bench_markdown_step.py); it fails when any page's Markdown differs.
+.PHONY: bench-markdown-step
+bench-markdown-step: install
+	$(BIN)/python scripts/bench_markdown_step.py --base $(or $(BASE),main) $(ARGS)
+
 # The warm capture against a baseline build, f538ae6 (scripts/bench_warm.py), into docs/benchmarks.md.
 bench-warm: install
 	$(BIN)/python scripts/bench_warm.py --write-docs
