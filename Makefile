@@ -80,7 +80,8 @@ client: $(STAMP)
 	rm -f dist/webcapture_client-*.whl
 	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist clients/python
 
-# That wheel in an empty venv (nothing but the standard library), with the client's own tests run there.
+# That wheel in an empty venv (nothing but the standard library), with the client's own tests run there;
+# and with its [mcp] extra (from the package index) in another, where `webcapture mcp` lists its tools.
 client-test: client
 	$(BIN)/python scripts/client_wheel.py
 

@@ -396,10 +396,13 @@ class Outcome:
     # Stored on the result's item beside its body, never answered (the page's validators, for the next
     # incremental crawl).
     attributes: dict[str, Any] | None = None
+    # Failed, but after work paid for was done (a model that answered, off the schema, twice): kept, as the
+    # synchronous endpoint keeps it (docs/decisions.md#markdown-content-pdf-and-ai-extraction).
+    charged: bool = False
 
     @property
     def refund(self) -> bool:
-        return self.status != "completed" or self.cached
+        return not self.charged and (self.status != "completed" or self.cached)
 
 
 def _result_body(job_id: str, index: int, outcome: Outcome) -> dict[str, Any]:
