@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from webcapture.fastpath.engines import ENGINE_DESCRIPTION, Engine, EngineChoice
 from webcapture.glob_match import MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS
+from webcapture.models.engines import ENGINE_DESCRIPTION, Engine, EngineChoice
 from webcapture.models.page_control import PageControl, StrictModel
 from webcapture.models.requests import TargetUrl
 from webcapture.site.globs import check_path_glob
