@@ -21,6 +21,7 @@ from webcapture.aws import dynamodb_client, dynamodb_table
 from webcapture.envelopes import utc_timestamp
 from webcapture.jobs import job_store
 from webcapture.jobs.job_store import Job
+from webcapture.metering import key_refund_write
 from webcapture.settings import get_settings
 
 # Two writes per item and two for the job and the key: within DynamoDB's 100 per transaction.
@@ -83,13 +84,7 @@ def _writes(job: Job, indexes: list[int], message: str) -> list[dict[str, Any]]:
         "ExpressionAttributeValues": job_store._wire({":n": len(indexes), ":refund": refund, ":now": now}),
     }})
     if refund and job.charged and job.key_hash:
-        writes.append({"Update": {
-            "TableName": get_settings().api_keys_table,
-            "Key": job_store._wire({"keyHash": job.key_hash}),
-            "UpdateExpression": "SET remaining = remaining + :cost",
-            "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
-            "ExpressionAttributeValues": job_store._wire({":cost": refund, ":number": "N"}),
-        }})
+        writes.append(key_refund_write(job.key_hash, refund))
     return writes
 
 
