@@ -134,7 +134,7 @@ def test_an_http_answer_never_imports_or_launches_the_browser() -> None:
         sys.meta_path.insert(0, Refuse())
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         from webcapture.fastpath.page_source import fetched_for
-        from webcapture.fastpath.answers import fetched_markdown
+        from webcapture.operations.fetched_markdown import fetched_markdown
         from webcapture.models.requests import MarkdownRequest
         from webcapture.models.site_requests import CrawlRequest
         from webcapture.operations import (collect_page_links, extract_from_page, page_markdown,

@@ -30,7 +30,7 @@ from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import UsageExceeded
 from webcapture.jobs.batch_request import ACCEPTED
-from webcapture.metering import key_charge
+from webcapture.metering import key_charge, key_refund_write
 from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
@@ -470,17 +470,7 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
         },
     ]
     if refund and job.charged and job.key_hash:
-        writes.append(
-            {
-                "Update": {
-                    "TableName": _keys_table_name(),
-                    "Key": _wire({"keyHash": job.key_hash}),
-                    "UpdateExpression": "SET remaining = remaining + :cost",
-                    "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
-                    "ExpressionAttributeValues": _wire({":cost": refund, ":number": "N"}),
-                }
-            }
-        )
+        writes.append(key_refund_write(job.key_hash, refund))
     try:
         dynamodb_client().transact_write_items(TransactItems=writes)
         return True

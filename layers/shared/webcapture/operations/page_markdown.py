@@ -9,10 +9,10 @@ from webcapture import egress
 from webcapture.auth.caller import Caller
 from webcapture.content.markdown import html_to_markdown
 from webcapture.credits import Operation, cost_of
-from webcapture.fastpath.answers import fetched_markdown
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
 from webcapture.metering import metered
 from webcapture.models.requests import MarkdownRequest
+from webcapture.operations.fetched_markdown import fetched_markdown
 from webcapture.operations.text_answers import page_text_answer
 
 

@@ -20,6 +20,7 @@ from botocore.exceptions import ClientError
 from webcapture.aws import dynamodb_client
 from webcapture.envelopes import utc_timestamp
 from webcapture.jobs.job_store import CHANGE_COUNTERS, Job, final_status, get_job
+from webcapture.metering import key_refund_write
 from webcapture.settings import get_settings
 
 _serializer = TypeSerializer()
@@ -65,13 +66,7 @@ def settle_crawl(job_id: str) -> Job | None:
     }}
     writes: list[dict[str, Any]] = [finish]
     if unused and job.charged and job.key_hash:
-        writes.append({"Update": {
-            "TableName": settings.api_keys_table,
-            "Key": _wire({"keyHash": job.key_hash}),
-            "UpdateExpression": "SET remaining = remaining + :unused",
-            "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
-            "ExpressionAttributeValues": _wire({":unused": unused, ":number": "N"}),
-        }})
+        writes.append(key_refund_write(job.key_hash, unused))
     try:
         dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
     except ClientError as error:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from webcapture.content.markdown import html_to_markdown
+from webcapture.content.page_links import page_links
 from webcapture.fastpath.html_links import html_links
 from webcapture.fastpath.http_page import NO_VALIDATORS, FetchedPage, Validators
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.site.crawled_page import CrawledPage
-from webcapture.site.page_links import page_links
 
 
 def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> CrawledPage:
