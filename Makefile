@@ -67,8 +67,11 @@ unit: install
 # The artefact tests (tests/artifact) run the handlers sam just built; WEBCAPTURE_SAM_BUILT tells them
 # not to build again.
 # The 25 slowest tests close pytest's report: where the run's time goes, run after run.
+# The unit tests run on both cores, a module per worker at a time (xdist; no two unit modules serve on one
+# address); the browser, artefact and end-to-end tests run one at a time, as their timings assume.
 test: install lint build sizes client-test
-	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q --durations=25
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=10 tests/unit
+	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q --durations=25 --ignore=tests/unit
 
 # template.yaml's six browser functions from their one definition (a unit test fails when it is out of date).
 template: $(STAMP)
