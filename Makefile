@@ -135,9 +135,13 @@ bench-main-content: install
 
 # A batch of 100 screenshots against the same 100 sent synchronously, and the last item to its job.completed
 # webhook (scripts/bench_jobs.py), into docs/benchmarks/jobs.md.
-.PHONY: bench-jobs
+.PHONY: bench-jobs bench-paging
 bench-jobs: install
 	$(BIN)/python scripts/bench_jobs.py --write-docs $(ARGS)
+# A 1,000-item batch of over 50 MB read back whole at limit 1, 10, 50 and 100 (scripts/bench_paging.py),
+# written to docs/benchmarks/jobs.md.
+bench-paging: install
+	$(BIN)/python scripts/bench_paging.py --write-docs $(ARGS)
 # The bot-wall check's cost per page and its false walls on the main-content benchmark pages
 # (scripts/bench_walls.py; WALLS_PAGES=<folder with html/*.html.gz> when the repository holds no copy),
 # written to docs/benchmarks/walls.md.
