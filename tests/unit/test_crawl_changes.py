@@ -14,12 +14,12 @@ from boto3.dynamodb.conditions import Key
 
 from tests.support.fast_pages import FastPageServer
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
+from webcapture import metering
 from webcapture.auth.caller import Caller
 from webcapture.errors import NotFound
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
 from webcapture.settings import get_settings
-from webcapture.site import crawl_credits
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
 
@@ -103,7 +103,7 @@ def test_the_removed_pages_are_results_before_the_crawl_turns_terminal(
     caller, _ = _caller(1000)
     first = _crawl(caller, crawl_aws, site)
     seen_when_final: list[list[str]] = []
-    real_client = crawl_credits.dynamodb_client
+    real_client = metering.dynamodb_client
 
     class Watching:
         """The real client; a write that makes a crawl terminal first notes its removed results."""
@@ -121,7 +121,7 @@ def test_the_removed_pages_are_results_before_the_crawl_turns_terminal(
                     seen_when_final.append([item["sk"] for item in items if item["status"] == "removed"])
             return real_client().transact_write_items(**arguments)
 
-    monkeypatch.setattr(crawl_credits, "dynamodb_client", Watching)
+    monkeypatch.setattr(metering, "dynamodb_client", Watching)  # where the settling transaction runs
     again = _crawl(caller, crawl_aws, site, since=first["jobId"], excludePaths=["/p4"])
     assert again["status"] == "completed" and again["changes"]["removed"] == 1
     assert seen_when_final == [[f"result#{again['total']:05d}"]]  # there already when it turned terminal

@@ -29,7 +29,7 @@ from webcapture import concurrency, request_scope
 from webcapture.auth import refusals
 from webcapture.auth.api_keys import ApiKeyRecord
 from webcapture.auth.caller import Caller
-from webcapture.aws import dynamodb_table
+from webcapture.aws import dynamodb_client, dynamodb_table
 from webcapture.concurrency import Lease
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import ApiError, NavigationTimeout, UsageExceeded
@@ -115,6 +115,31 @@ def key_refund_write(key_hash: str, credits: int) -> dict[str, Any]:
         "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
         "ExpressionAttributeValues": {":credits": serialize(credits), ":number": serialize("N")},
     }}
+
+def transact_with_key_refund(writes: list[dict[str, Any]], *, refund_last: bool) -> bool:
+    """Write `writes` in one transaction, whose last write is a key_refund_write when `refund_last`. When
+    only that refund's condition failed (the key was deleted or lost its limit: nothing to give back to),
+    the rest is written without it. False when any other condition failed (nothing was written)."""
+    try:
+        dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
+        return True
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "TransactionCanceledException":
+            raise
+        reasons = error.response.get("CancellationReasons") or []
+        only_the_refund = (refund_last and len(reasons) == len(writes)
+                           and reasons[-1].get("Code") == "ConditionalCheckFailed"
+                           and all(r.get("Code") in (None, "None") for r in reasons[:-1]))
+        if not only_the_refund:
+            return False
+    try:
+        dynamodb_client().transact_write_items(TransactItems=writes[:-1])  # type: ignore[arg-type]
+    except ClientError as again:
+        if again.response["Error"]["Code"] != "TransactionCanceledException":
+            raise
+        return False  # another write's condition failed meanwhile
+    return True
+
 
 def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: str,
             lease: Lease | None) -> None:

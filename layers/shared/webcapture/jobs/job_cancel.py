@@ -14,14 +14,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from webcapture import request_scope
-from webcapture.aws import dynamodb_client, dynamodb_table
+from webcapture.aws import dynamodb_table
 from webcapture.envelopes import utc_timestamp
 from webcapture.jobs import job_store
 from webcapture.jobs.job_store import Job
-from webcapture.metering import key_refund_write
+from webcapture.metering import key_refund_write, transact_with_key_refund
 from webcapture.settings import get_settings
 
 # Two writes per item and two for the job and the key: within DynamoDB's 100 per transaction.
@@ -91,20 +89,7 @@ def _writes(job: Job, indexes: list[int], message: str) -> list[dict[str, Any]]:
 def _apply(job: Job, indexes: list[int], message: str) -> bool:
     """The items finished as cancelled in one transaction; False when any condition failed."""
     writes = _writes(job, indexes, message)
-    try:
-        dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "TransactionCanceledException":
-            raise
-        reasons = error.response.get("CancellationReasons") or []
-        key_refused = (len(reasons) == len(writes) and len(writes) > 2 * len(indexes) + 1
-                       and reasons[-1].get("Code") == "ConditionalCheckFailed"
-                       and all(r.get("Code") in (None, "None") for r in reasons[:-1]))
-        if not key_refused:
-            return False
-        # The key was deleted or lost its credit limit: nothing to give back to; the items still end.
-        dynamodb_client().transact_write_items(TransactItems=writes[:-1])  # type: ignore[arg-type]
-    return True
+    return transact_with_key_refund(writes, refund_last=len(writes) > 2 * len(indexes) + 1)
 
 
 def cancel_unstarted(job: Job, noun: str = "job") -> int:

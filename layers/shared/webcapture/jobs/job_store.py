@@ -30,7 +30,7 @@ from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import UsageExceeded
 from webcapture.jobs.batch_request import ACCEPTED
-from webcapture.metering import key_charge, key_refund_write
+from webcapture.metering import key_charge, key_refund_write, transact_with_key_refund
 from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
@@ -471,25 +471,9 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
     ]
     if refund and job.charged and job.key_hash:
         writes.append(key_refund_write(job.key_hash, refund))
-    try:
-        dynamodb_client().transact_write_items(TransactItems=writes)
-        return True
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "TransactionCanceledException":
-            raise
-    if not _claim_holds(job.job_id, index, token):
-        return False
-    ended = get_job(job.job_id)
-    if ended is None or ended.finished_at is not None:
-        return False  # never counted on a job whose numbers are final (its total has every result)
-    # The claim holds: the key's condition failed (deleted, or no longer limited): nothing to give back to.
-    dynamodb_client().transact_write_items(TransactItems=writes[:3])
-    return True
-
-
-def _claim_holds(job_id: str, index: int, token: str) -> bool:
-    item = _table().get_item(Key={"pk": _pk(job_id), "sk": _item_sk(index)}, ConsistentRead=True).get("Item")
-    return item is not None and "done" not in item and item.get("claimToken") == token
+    # False when the claim is no longer ours, the result exists, or the job's numbers are final (its total
+    # has every result): never counted twice.
+    return transact_with_key_refund(writes, refund_last=len(writes) == 4)
 
 
 def final_status(job: Job) -> str:

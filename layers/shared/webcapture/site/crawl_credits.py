@@ -15,12 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from boto3.dynamodb.types import TypeSerializer
-from botocore.exceptions import ClientError
 
-from webcapture.aws import dynamodb_client
 from webcapture.envelopes import utc_timestamp
 from webcapture.jobs.job_store import CHANGE_COUNTERS, Job, final_status, get_job
-from webcapture.metering import key_refund_write
+from webcapture.metering import key_refund_write, transact_with_key_refund
 from webcapture.settings import get_settings
 
 _serializer = TypeSerializer()
@@ -65,23 +63,12 @@ def settle_crawl(job_id: str) -> Job | None:
         "ExpressionAttributeValues": _wire(values),
     }}
     writes: list[dict[str, Any]] = [finish]
-    if unused and job.charged and job.key_hash:
+    refund = bool(unused and job.charged and job.key_hash)
+    if refund:
+        assert job.key_hash is not None
         writes.append(key_refund_write(job.key_hash, unused))
-    try:
-        dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "TransactionCanceledException":
-            raise
-        reasons = error.response.get("CancellationReasons") or []
-        if len(writes) == 1 or not reasons or reasons[0].get("Code") == "ConditionalCheckFailed":
-            return None  # settled by another call, or a page was recorded meanwhile
-        # The key was deleted or lost its credit limit: nothing to give back to; the job still ends.
-        try:
-            dynamodb_client().transact_write_items(TransactItems=[finish])  # type: ignore[list-item]
-        except ClientError as again:
-            if again.response["Error"]["Code"] != "TransactionCanceledException":
-                raise
-            return None
+    if not transact_with_key_refund(writes, refund_last=refund):
+        return None  # settled by another call, or a page was recorded meanwhile
     job.status, job.finished_at, job.updated_at = final, now, now
     job.refunded += unused
     if job.changes is not None:
