@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webcapture.content.markdown import html_to_markdown
-from webcapture.content.page_links import page_links
+from webcapture.content.html_tree import parse_page, tree_links
+from webcapture.content.markdown import markdown_and_links
 from webcapture.fastpath.html_links import html_links
 from webcapture.fastpath.http_page import NO_VALIDATORS, FetchedPage, Validators
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
@@ -20,7 +20,12 @@ from webcapture.site.crawled_page import CrawledPage
 def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> CrawledPage:
     """The page as the `http` engine read it: the same formats from the HTML as served."""
     formats = set(request.formats)
-    links = [url for url, _ in page_links(fetched.html, fetched.final_url).links]
+    # One parse of the page: its links for discovery are read from the tree the Markdown step then prunes.
+    if "markdown" in formats:
+        markdown, links = markdown_and_links(fetched.html, fetched.final_url,
+                                             only_main_content=request.onlyMainContent)
+    else:
+        links = tree_links(parse_page(fetched.html), fetched.final_url)
     data: dict[str, Any] = {"url": fetched.final_url, "depth": depth, "statusCode": fetched.status_code,
                             "metadata": engine_metadata("http", fetched.validators)}
     if "links" in formats:
@@ -29,8 +34,7 @@ def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> Cr
     if "html" in formats:
         data["html"] = fetched.html
     if "markdown" in formats:
-        data["markdown"] = html_to_markdown(fetched.html, fetched.final_url,
-                                            only_main_content=request.onlyMainContent)
+        data["markdown"] = markdown
     return CrawledPage(fetched.final_url, fetched.status_code, links, data, fetched.warnings, None,
                        fetched.html if "json" in formats else None, fetched.validators)
 

@@ -45,7 +45,13 @@ from webcapture.path_globs import PathGlobs
 from webcapture.profiles import sessions
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
-from webcapture.site.crawl_changes import EarlierPage, content_hash, earlier_page, page_attributes
+from webcapture.site.crawl_changes import (
+    EarlierPage,
+    children_attribute,
+    content_hash,
+    earlier_page,
+    page_attributes,
+)
 from webcapture.site.crawl_credits import settle_crawl
 from webcapture.site.crawl_extract import extracted
 from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
@@ -106,7 +112,8 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
         if receives > 1:
             _send(message, claimed_by(message.job_id, message.index))
 
-    deliver(delivery, CRAWL_PAGE, lambda: _crawl(message, budget_ms), before=enqueue_again)
+    deliver(delivery, CRAWL_PAGE, lambda: _crawl(message, budget_ms, first=receives == 1),
+            before=enqueue_again)
 
 
 def _caller(message: PageMessage) -> Caller:
@@ -152,7 +159,8 @@ def _robots_allow(job_id: str, request: CrawlRequest) -> Callable[[str], bool] |
     return lambda url: _robots(job_id, origin_of(url)).allowed(url)
 
 
-def _crawl(message: PageMessage, budget_ms: float) -> Outcome:
+def _crawl(message: PageMessage, budget_ms: float, *, first: bool) -> Outcome:
+    """`first`: this is the page's first delivery (what it records is all it recorded)."""
     request = CrawlRequest.model_validate(message.request)
     allow = _robots_allow(message.job_id, request)
     if allow is not None and not allow(message.url):
@@ -171,8 +179,13 @@ def _crawl(message: PageMessage, budget_ms: float) -> Outcome:
                                                          drop_query=request.ignoreQueryParameters):
         message_text = f"The page redirected to {page.final_url}, outside the crawl; skipped"
         return Outcome("failed", error={"code": SKIPPED, "message": message_text})
-    _discover(message, request, scope, page, allow)  # AWS trouble: the page is delivered again
-    return outcome
+    # AWS trouble: the page is delivered again.
+    claimed = _discover(message, request, scope, page, allow, first=first)
+    if outcome.attributes is None or claimed is None:
+        return outcome
+    # Kept for the next incremental crawl: a 304 there follows these without reading the page.
+    return replace(outcome, attributes={**outcome.attributes,
+                                        **children_attribute([child.url for child in claimed])})
 
 
 def _enter_host(message: PageMessage, pace: HostPace, budget_ms: float) -> HostLease:
@@ -261,21 +274,22 @@ def _sitemap_urls(request: CrawlRequest) -> list[str]:
 
 
 def _discover(message: PageMessage, request: CrawlRequest, scope: Scope, page: CrawledPage,
-              allow: Callable[[str], bool] | None) -> None:
+              allow: Callable[[str], bool] | None, *, first: bool) -> list[Claimed] | None:
+    """Record and enqueue the pages found from this one: the ones this delivery recorded (None on a
+    delivery after the first, which may find recorded already what an earlier one recorded and died)."""
     drop = request.ignoreQueryParameters
     follow: list[tuple[str, int]] = []
     if message.depth == 0 and request.sitemap != "skip":
         follow += discover(_sitemap_urls(request), 0, scope, drop_query=drop, robots_allow=allow).follow
     if request.sitemap != "only":
         follow += discover(page.links, message.depth, scope, drop_query=drop, robots_allow=allow).follow
-    if not follow:
-        return
-    job = job_store.get_job(message.job_id)
-    if job is None or job.status in job_store.STOPPING:
-        return  # a cancelled crawl finds nothing more
-    claimed = claim_urls(message.job_id, follow, limit=request.limit,
-                         ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)
-    _send(message, claimed)
+    claimed: list[Claimed] = []
+    if follow:
+        # A cancelled crawl records nothing more: claim_urls reads the job's status before it records.
+        claimed = claim_urls(message.job_id, follow, limit=request.limit,
+                             ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)
+        _send(message, claimed)
+    return claimed if first else None
 
 
 def _send(message: PageMessage, claimed: list[Claimed]) -> None:
