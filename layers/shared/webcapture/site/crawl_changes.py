@@ -42,6 +42,7 @@ class EarlierPage:
     validators: Validators
     content_hash: str | None
     kept_children: list[str] | None = None  # the pages it recorded, when its item keeps them
+    body_hash: str | None = None  # its served HTML's (crawl_page.body_hash), when the http engine read it
 
     def same_as(self) -> dict[str, Any]:
         return {"jobId": self.job_id, "index": self.index}
@@ -76,7 +77,7 @@ def earlier_page(since: str, url: str) -> EarlierPage | None:
     if result is None or result.get("status") != "completed":
         return None
     return EarlierPage(since, index, Validators(result.get("etag"), result.get("lastModified")),
-                       result.get("contentHash"), _unpacked(result.get("children")))
+                       result.get("contentHash"), _unpacked(result.get("children")), result.get("bodyHash"))
 
 
 def children_attribute(urls: list[str]) -> dict[str, Any]:
@@ -99,8 +100,10 @@ def content_hash(data: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(outputs, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-def page_attributes(validators: Validators, digest: str) -> dict[str, Any]:
+def page_attributes(validators: Validators, digest: str, body: str | None = None) -> dict[str, Any]:
     attributes: dict[str, Any] = {"contentHash": digest}
+    if body:
+        attributes["bodyHash"] = body
     if validators.etag:
         attributes["etag"] = validators.etag
     if validators.last_modified:

@@ -6,6 +6,8 @@ then, so the http path never loads the browser's modules).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from webcapture.content.html_tree import parse_page, tree_links
@@ -17,7 +19,13 @@ from webcapture.models.site_requests import CrawlRequest
 from webcapture.site.crawled_page import CrawledPage
 
 
-def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> CrawledPage:
+def body_hash(request: CrawlRequest, html: str) -> str:
+    """The served HTML with what shapes the page's outputs from it: two equal hashes give equal outputs."""
+    shape = json.dumps([sorted(request.formats), request.onlyMainContent], separators=(",", ":"))
+    return hashlib.sha256(f"{shape}\n{html}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest, digest: str) -> CrawledPage:
     """The page as the `http` engine read it: the same formats from the HTML as served."""
     formats = set(request.formats)
     # One parse of the page: its links for discovery are read from the tree the Markdown step then prunes.
@@ -36,18 +44,26 @@ def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> Cr
     if "markdown" in formats:
         data["markdown"] = markdown
     return CrawledPage(fetched.final_url, fetched.status_code, links, data, fetched.warnings, None,
-                       fetched.html if "json" in formats else None, fetched.validators)
+                       fetched.html if "json" in formats else None, fetched.validators, body_hash=digest)
 
 
 def crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validators | None = None,
-               ) -> CrawledPage:
-    """`conditional`: the validators an earlier crawl recorded (an incremental crawl's page)."""
+               earlier_body: str | None = None) -> CrawledPage:
+    """`conditional`, `earlier_body`: the validators and the body_hash an earlier crawl recorded (an
+    incremental crawl's page). A body whose hash is the earlier one's is not converted again: the page
+    is `unchanged`, with its links only (its outputs would be the earlier ones)."""
     fetched = fetched_for(request, url, conditional=conditional)
     if fetched is not None and fetched.not_modified:
         return CrawledPage(fetched.final_url, 304, [], {"url": fetched.final_url, "depth": depth},
                            validators=conditional or NO_VALIDATORS, not_modified=True)
     if fetched is not None:
-        return _fetched_page(fetched, depth, request)
+        digest = body_hash(request, fetched.html)
+        if digest == earlier_body:
+            return CrawledPage(fetched.final_url, fetched.status_code,
+                               tree_links(parse_page(fetched.html), fetched.final_url),
+                               {"url": fetched.final_url, "depth": depth}, validators=fetched.validators,
+                               body_hash=digest, unchanged=True)
+        return _fetched_page(fetched, depth, request, digest)
     from webcapture.site.crawl_render import rendered_page  # the browser's modules, only when one renders
 
     return rendered_page(url, depth, request)

@@ -213,7 +213,8 @@ def _load(message: PageMessage, request: CrawlRequest,
             use = sessions.open_profile(_caller(message), request.profile)
             with metering.metered(_caller(message), 0), sessions.using(use):  # maxConcurrency spans crawls
                 page = crawl_page(message.url, message.depth, request,
-                                  conditional=None if earlier is None else earlier.validators)
+                                  conditional=None if earlier is None else earlier.validators,
+                                  earlier_body=None if earlier is None else earlier.body_hash)
                 same = _same(page, earlier)
                 if same is not None:
                     return same
@@ -233,7 +234,7 @@ def _load(message: PageMessage, request: CrawlRequest,
     if warnings:
         data["warning"] = " ".join(warnings)
     digest = content_hash(data)
-    attributes = page_attributes(page.validators, digest)
+    attributes = page_attributes(page.validators, digest, page.body_hash)
     if request.since is None:
         return Outcome("completed", data=data, attributes=attributes), page
     change = "new" if earlier is None else "changed"
@@ -243,7 +244,7 @@ def _load(message: PageMessage, request: CrawlRequest,
 
 def _same(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcome, CrawledPage] | None:
     """An incremental crawl's unchanged page: free, no outputs, `sameAs` the earlier result; its links are
-    the ones the earlier crawl followed from it when the target answered 304 (no body to read them)."""
+    the ones the earlier crawl recorded from it when the target answered 304 (no body to read them)."""
     if earlier is None:
         return None
     if page.status_code in GONE:
@@ -251,14 +252,16 @@ def _same(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcome, Craw
         data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
                 "statusCode": page.status_code, "changeStatus": "removed", "sameAs": earlier.same_as()}
         return Outcome("completed", data=data, cached=True, change="removed"), page
-    unchanged = earlier.content_hash is not None and earlier.content_hash == content_hash(page.data)
-    if not (page.not_modified or unchanged):
+    # A 304, the same served HTML as the earlier crawl's, or (the HTML changed) the same outputs.
+    unchanged = page.not_modified or page.unchanged or (
+        earlier.content_hash is not None and earlier.content_hash == content_hash(page.data))
+    if not unchanged:
         return None
     data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
             "statusCode": page.status_code, "changeStatus": "same", "sameAs": earlier.same_as()}
     if page.not_modified:
         page = replace(page, links=earlier.children())
-    attributes = page_attributes(page.validators, earlier.content_hash or "")
+    attributes = page_attributes(page.validators, earlier.content_hash or "", page.body_hash)
     return Outcome("completed", data=data, cached=True, change="same", attributes=attributes), page
 
 
