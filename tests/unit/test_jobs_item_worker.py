@@ -136,3 +136,17 @@ def test_aws_trouble_is_a_partial_batch_failure_and_frees_the_item(links_queue: 
     run(messages, Runs())  # delivered again: now it runs
     job = job_store.get_job(job_id)
     assert job is not None and (job.completed, job.failed) == (2, 0)
+
+
+def test_an_item_of_a_job_that_is_gone_runs_nothing_and_leaves_nothing(links_queue: str) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    job_id = submit(record, 1)
+    (message,) = receive_all(links_queue)
+    table = job_store._table()
+    table.delete_item(Key={"pk": f"job#{job_id}", "sk": "job"})  # expired: DynamoDB's TTL removed it
+    runner = Runs()
+    assert run([message], runner) == {"batchItemFailures": []}  # acknowledged
+    assert runner.urls == []
+    items = table.query(KeyConditionExpression="pk = :pk",
+                        ExpressionAttributeValues={":pk": f"job#{job_id}"})["Items"]
+    assert not [item for item in items if item["sk"].startswith(("item#", "result#"))]

@@ -28,7 +28,6 @@ from typing import Any, Final
 from webcapture import egress, metering, request_scope
 from webcapture.auth.caller import Caller
 from webcapture.errors import NavigationFailed, UrlNotAllowed
-from webcapture.jobs import job_store
 from webcapture.jobs.item_delivery import (
     Delivery,
     ItemKind,
@@ -95,14 +94,11 @@ class CrawlWorker:
 def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) -> None:
     body = record["body"]
     message = PageMessage.from_json(body)
-    job = job_store.get_job(message.job_id)
-    if job is None:
-        return  # expired (7 days): nothing to run, nothing to answer
     budget_ms = min(float(get_settings().request_budget_ms), remaining_ms() - request_scope.ANSWER_MARGIN_MS)
     hold_ms = int(budget_ms + (SITEMAP_BUDGET_S * 1000 if message.depth == 0 else 0)) + CLAIM_GRACE_MS
     receives = receive_count(record)
     # A page's error says which page: a crawl's indexes name none.
-    delivery = Delivery(job, message.index, receives, hold_ms,
+    delivery = Delivery(message.job_id, message.index, receives, hold_ms,
                         send_later=lambda seconds: send_page_later(body, seconds),
                         error_fields={"url": message.url})
 
@@ -112,7 +108,7 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
         if receives > 1:
             _send(message, claimed_by(message.job_id, message.index))
 
-    deliver(delivery, CRAWL_PAGE, lambda: _crawl(message, budget_ms, first=receives == 1),
+    deliver(delivery, CRAWL_PAGE, lambda _job: _crawl(message, budget_ms, first=receives == 1),
             before=enqueue_again)
 
 
