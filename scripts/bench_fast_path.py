@@ -15,6 +15,7 @@ files; written to docs/benchmarks.md.
   and every process it started.
 
     python scripts/bench_fast_path.py [--pages 300] [--runs 9] [--write-docs]
+    python scripts/bench_fast_path.py --parts markdown,crawl   # some parts only (printed, never written)
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ ADDRESS = "127.0.4.2"
 CRAWL_TARGET = 10.0
 MARKDOWN_TARGET = 0.1
 SINCE_TARGET = 20.0
+PARTS = ("cold", "markdown", "crawl", "browser-crawl")
 _WORD = re.compile(r"\w+")
 
 
@@ -98,6 +100,11 @@ url, engine = sys.argv[1], sys.argv[2]
 page = crawl_page(url, 0, CrawlRequest.model_validate({"url": url, "engine": engine}))
 assert page.data["metadata"]["engine"] == engine and page.data["markdown"], page.data
 answered = time.perf_counter()
+warm = []  # then the larger page, warm: the same steps in process, no request path around them
+for _ in range(int(sys.argv[4])):
+    before = time.perf_counter()
+    crawl_page(sys.argv[3], 0, CrawlRequest.model_validate({"url": sys.argv[3], "engine": engine}))
+    warm.append(time.perf_counter() - before)
 
 def parent(pid):
     try:
@@ -118,20 +125,22 @@ def pss_kb(pid):
         return 0
 
 processes = tree(os.getpid())
-print("COLD", imported - started, answered - imported, sum(map(pss_kb, processes)) / 1024, len(processes))
+print("COLD", imported - started, answered - imported, sum(map(pss_kb, processes)) / 1024, len(processes),
+      sorted(warm)[len(warm) // 2] if warm else 0.0)
 """
 
 
-def _cold(url: str, engine: str) -> tuple[float, float, float, int]:
+def _cold(url: str, engine: str, warm_url: str, warm_runs: int) -> tuple[float, float, float, int, float]:
     env = {**os.environ, "PYTHONPATH": str(REPO / "layers" / "shared"), "WEBCAPTURE_WARM_START": "0",
            "WEBCAPTURE_EGRESS_ALLOW": f"{ADDRESS}/32", "AWS_DEFAULT_REGION": "us-east-1"}
-    ran = subprocess.run([sys.executable, "-c", _COLD_PAGE, url, engine], env=env, capture_output=True,
+    ran = subprocess.run([sys.executable, "-c", _COLD_PAGE, url, engine, warm_url, str(warm_runs)], env=env,
+                         capture_output=True,
                          text=True, timeout=600, check=False)
     line = next((line for line in ran.stdout.splitlines() if line.startswith("COLD ")), None)
     if ran.returncode != 0 or line is None:
         raise RuntimeError(f"cold {engine}: {ran.stderr[-2000:]}")
-    imported, answered, pss, processes = line.split()[1:]
-    return float(imported), float(answered), float(pss), int(processes)
+    imported, answered, pss, processes, warm = line.split()[1:]
+    return float(imported), float(answered), float(pss), int(processes), float(warm)
 
 
 def _markdown_ms(api: LocalApi, url: str, engine: str) -> float:
@@ -237,7 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, default=0,
                         help="instead: the http engine's page work on a synthetic site of this many pages")
     parser.add_argument("--formats", default="markdown", help="the synthetic crawl's formats")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help=f"which to run, of {','.join(PARTS)} (all of them to write the docs)")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
+    if not parts <= set(PARTS) or (args.write_docs and parts != set(PARTS)):
+        parser.error(f"--parts: some of {','.join(PARTS)}; --write-docs needs all of them")
     if args.synthetic:
         text = synthetic(args.synthetic, args.formats.split(","))
         print(text)
@@ -254,34 +268,42 @@ def main(argv: list[str] | None = None) -> int:
     start = site.origin + "/index.html"
     page = site.origin + "/library/functions.html"
     cold_page = site.origin + "/library/json.html"
-    cold: dict[str, list[tuple[float, float, float, int]]] = {"browser": [], "http": []}
-    for _ in range(args.cold_runs):
+    cold: dict[str, list[tuple[float, float, float, int, float]]] = {"browser": [], "http": []}
+    for _ in range(args.cold_runs if "cold" in parts else 0):
         for engine in ("browser", "http"):
-            cold[engine].append(_cold(cold_page, engine))
-    cold_median = {engine: [statistics.median(run[i] for run in runs) for i in range(4)]
-                   for engine, runs in cold.items()}
-    print(f"cold: {cold_median}", flush=True)
+            cold[engine].append(_cold(cold_page, engine, page, args.runs))
+    if "cold" in parts:
+        cold_median = {engine: [statistics.median(run[i] for run in runs) for i in range(5)]
+                       for engine, runs in cold.items()}
+        print(f"cold: {cold_median}", flush=True)
     try:
         with stack.errors_shown():
-            for engine in ("browser", "http"):
-                _markdown_ms(stack, page, engine)  # untimed: a warm container and browser for each
             http_ms: list[float] = []
             browser_ms: list[float] = []
-            for _ in range(args.runs):
-                browser_ms.append(_markdown_ms(stack, page, "browser"))
-                http_ms.append(_markdown_ms(stack, page, "http"))
-            print(f"markdown: browser {statistics.median(browser_ms):.0f} ms, http "
-                  f"{statistics.median(http_ms):.0f} ms", flush=True)
-            auto_s, auto_md, auto_info = _crawl(stack, start, args.pages, "auto")
-            print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}", flush=True)
-            since_s, _, since_info = _crawl(stack, start, args.pages, "auto", since=auto_info["id"])
-            print(f"re-crawl since: {since_s:.1f} s {since_info['job'].get('changes')} "
-                  f"credits {since_info['job'].get('creditsCost')}", flush=True)
-            browser_s, browser_md, browser_info = _crawl(stack, start, args.pages, "browser")
-            print(f"crawl browser: {browser_s:.1f} s {browser_info['engines']}", flush=True)
+            if "markdown" in parts:
+                for engine in ("browser", "http"):
+                    _markdown_ms(stack, page, engine)  # untimed: a warm container and browser for each
+                for _ in range(args.runs):
+                    browser_ms.append(_markdown_ms(stack, page, "browser"))
+                    http_ms.append(_markdown_ms(stack, page, "http"))
+                print(f"markdown: browser {statistics.median(browser_ms):.0f} ms, http "
+                      f"{statistics.median(http_ms):.0f} ms "
+                      f"({statistics.median(http_ms) / statistics.median(browser_ms):.3f}x)", flush=True)
+            if "crawl" in parts:
+                auto_s, auto_md, auto_info = _crawl(stack, start, args.pages, "auto")
+                print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}", flush=True)
+                since_s, _, since_info = _crawl(stack, start, args.pages, "auto", since=auto_info["id"])
+                print(f"re-crawl since: {since_s:.1f} s ({auto_s / since_s:.1f}x faster) "
+                      f"{since_info['job'].get('changes')} credits {since_info['job'].get('creditsCost')}",
+                      flush=True)
+            if "browser-crawl" in parts:
+                browser_s, browser_md, browser_info = _crawl(stack, start, args.pages, "browser")
+                print(f"crawl browser: {browser_s:.1f} s {browser_info['engines']}", flush=True)
     finally:
         stack.stop()
         site.stop()
+    if parts != set(PARTS):
+        return 0
     both = sorted(set(auto_md) & set(browser_md))
     equal = sum(auto_md[url] == browser_md[url] for url in both)
     scores = [_f1(browser_md[url], auto_md[url]) for url in both]
@@ -314,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         f"launched) | {ch[1]:.2f} s | {ch[1] / cb[1]:.2f}x | |",
         f"| the same process: memory (PSS of it and the processes it started) | {cb[2]:.0f} MB "
         f"({cb[3]:.0f} processes) | {ch[2]:.0f} MB ({ch[3]:.0f} process) | {ch[2] / cb[2]:.2f}x | |",
+        f"| the same process, warm: library/functions.html as a crawl's page (its Markdown and links; no "
+        f"request path around it), median of {args.runs}, median of the {args.cold_runs} processes | "
+        f"{cb[4] * 1000:.0f} ms | {ch[4] * 1000:.0f} ms | {ch[4] / cb[4]:.3f}x | |",
         "",
         f"The re-crawl's changes: {changes}.",
         "",

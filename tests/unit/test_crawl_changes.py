@@ -16,10 +16,12 @@ from tests.support.fast_pages import FastPageServer
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture import metering
 from webcapture.auth.caller import Caller
+from webcapture.content import markdown
 from webcapture.errors import NotFound
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
 from webcapture.settings import get_settings
+from webcapture.site import crawl_changes, crawl_page, crawl_store
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
 
@@ -126,6 +128,57 @@ def test_the_removed_pages_are_results_before_the_crawl_turns_terminal(
     assert again["status"] == "completed" and again["changes"]["removed"] == 1
     assert seen_when_final == [[f"result#{again['total']:05d}"]]  # there already when it turned terminal
     assert [r["status"] for r in again["results"]].count("removed") == 1
+
+
+def test_a_304_follows_the_pages_kept_on_the_earlier_result_without_querying_the_earlier_crawl(
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    caller, _ = _caller(1000)
+    first = _crawl(caller, crawl_aws, site)
+    table = boto3.resource("dynamodb").Table(get_settings().jobs_table)
+    results = table.query(KeyConditionExpression=Key("pk").eq(f"job#{first['jobId']}")
+                          & Key("sk").begins_with("result#"))["Items"]
+    start = next(item for item in results if item["index"] == 0)
+    assert "children" in start  # p1 recorded p2..p5; the others recorded nothing (an empty list kept)
+    assert all("children" in item for item in results)
+
+    def no_query(*_: Any) -> Any:
+        raise AssertionError("a 304 whose earlier result keeps its children must not query the crawl")
+
+    monkeypatch.setattr(crawl_changes, "claimed_by", no_query)
+    again = _crawl(caller, crawl_aws, site, since=first["jobId"])
+    assert again["changes"] == {"new": 0, "changed": 0, "same": PAGES, "removed": 0}
+
+    # An earlier result without them (too many to keep) follows what the earlier crawl recorded from it.
+    table.update_item(Key={"pk": f"job#{first['jobId']}", "sk": "result#00000"},
+                      UpdateExpression="REMOVE children")
+    monkeypatch.setattr(crawl_changes, "claimed_by", crawl_store.claimed_by)
+    third = _crawl(caller, crawl_aws, site, since=first["jobId"])
+    assert third["changes"] == {"new": 0, "changed": 0, "same": PAGES, "removed": 0}
+
+
+def test_without_validators_the_same_html_is_same_without_converting_it_again(
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    for path, (body, content_type, _) in list(site.pages.items()):
+        site.pages[path] = (body, content_type, "")  # no ETag, no Last-Modified: the hashes decide
+    caller, _ = _caller(1000)
+    first = _crawl(caller, crawl_aws, site)
+    assert first["completed"] == PAGES and not any(r["data"]["metadata"]["etag"] for r in first["results"])
+
+    # p2's boilerplate changes, its main content does not: converted, and same by the outputs' hash.
+    site.pages["/p2"] = (_page(2, "words of page 2").replace(b"<html>", b"<html><!-- built now -->"),
+                         "text/html", "")
+    converted: list[str] = []
+    convert = markdown.markdown_and_links
+
+    def counted(html: str, url: str, **options: Any) -> tuple[str, list[str]]:
+        converted.append(url.rsplit("/", 1)[1])
+        return convert(html, url, **options)
+
+    monkeypatch.setattr(crawl_page, "markdown_and_links", counted)
+    again = _crawl(caller, crawl_aws, site, since=first["jobId"])
+    assert again["changes"] == {"new": 0, "changed": 0, "same": PAGES, "removed": 0}
+    assert again["creditsCost"] == 0
+    assert converted == ["p2"]  # the pages served as before were not converted again
 
 
 def test_an_unknown_since_is_a_404_and_reserves_nothing(crawl_aws: str) -> None:  # noqa: F811

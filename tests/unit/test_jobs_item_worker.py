@@ -165,3 +165,17 @@ def test_a_batch_sqs_refuses_part_of_is_a_503_and_every_item_is_queued_or_refund
     assert 40 not in queued and len(set(queued)) == len(queued)
     assert job.cancelled == 200 - len(queued) and job.completed == 0
     assert remaining(record) == 1_000 - 200 + job.cancelled
+
+
+def test_an_item_of_a_job_that_is_gone_runs_nothing_and_leaves_nothing(links_queue: str) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    job_id = submit(record, 1)
+    (message,) = receive_all(links_queue)
+    table = job_store._table()
+    table.delete_item(Key={"pk": f"job#{job_id}", "sk": "job"})  # expired: DynamoDB's TTL removed it
+    runner = Runs()
+    assert run([message], runner) == {"batchItemFailures": []}  # acknowledged
+    assert runner.urls == []
+    items = table.query(KeyConditionExpression="pk = :pk",
+                        ExpressionAttributeValues={":pk": f"job#{job_id}"})["Items"]
+    assert not [item for item in items if item["sk"].startswith(("item#", "result#"))]

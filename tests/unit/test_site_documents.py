@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from tests.support.sample_site import BILLION_LAUGHS, gzip_bomb, sitemap_index, urlset
+from webcapture.content.html_tree import parse_page, tree_links
 from webcapture.content.page_links import page_links
 from webcapture.site.bounded_body import BoundedBody
 from webcapture.site.robots import MAX_CRAWL_DELAY_S, RobotsRules, parse_robots
@@ -219,3 +220,18 @@ def test_links_no_parser_reads_are_skipped() -> None:
     found = page_links('<base href="http://[::1"><a href="http://[bad">x</a><a href="/ok">ok</a>',
                        "http://a.test/")
     assert found.links == [("http://a.test/ok", "ok")]
+
+
+def test_the_links_read_from_the_parsed_tree_are_the_ones_read_from_the_text() -> None:
+    """A crawled page's discovery links come from the tree the Markdown step parsed (one parse): the same
+    URLs, in the same order, as page_links reads from the HTML text, base and unreadable hrefs alike."""
+    pages = [
+        ('<html><head><title> The  page </title><base href="/docs/"></head><body>'
+         '<a href="a.html">A <b>link</b></a><a href="#top">top</a><a href=" /b " aria-label="B"></a>'
+         '<map><area href="c.html" title="C"></map><a href="mailto:x@y">mail</a><a href="d.html">D'),
+        '<base href="http://[::1"><a href="http://[bad">x</a><a href="/ok">ok</a>',
+        '<base href=" "><a href>empty</a><a href="x.html#frag">x</a><base href="/ignored/"><a href="y">y</a>',
+    ]
+    for html in pages:
+        expected = [url for url, _ in page_links(html, "http://a.test/index.html").links]
+        assert tree_links(parse_page(html), "http://a.test/index.html") == expected

@@ -8,6 +8,7 @@ an lxml tree without recursion, so every later step sees the same kind of tree w
 from __future__ import annotations
 
 import warnings
+from contextlib import suppress
 from urllib.parse import urljoin, urlsplit
 
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag, XMLParsedAsHTMLWarning
@@ -109,6 +110,29 @@ def base_url(tree: HtmlElement, url: str) -> str:
                 return candidate
             break
     return url
+
+
+def tree_links(tree: HtmlElement, page_url: str) -> list[str]:
+    """Every `<a href>` and `<area href>` of the parsed page, absolute, in document order: the links
+    content.page_links reads from the HTML text (the same base: the first `<base>` with an href, as
+    written), here from a tree already parsed, so a crawled page is parsed once."""
+    base = page_url
+    for element in tree.iter("base"):
+        href = element.get("href")
+        if href:
+            with suppress(ValueError):  # an href no URL parser reads: the page's own URL stays the base
+                base = urljoin(page_url, href.strip())
+            break
+    links: list[str] = []
+    for element in tree.iter("a", "area"):
+        href = (element.get("href") or "").strip()
+        if not href or href.startswith("#"):
+            continue
+        try:
+            links.append(urljoin(base, href))
+        except ValueError:  # "http://[::1" and the like
+            continue
+    return links
 
 
 def prune(tree: HtmlElement, base: str, *, images: bool) -> None:

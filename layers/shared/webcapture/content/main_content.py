@@ -42,23 +42,26 @@ FALLBACK_MAX_DEPTH = 200
 _INLINE_MARKS = re.compile(r"[`*]")
 
 
-def main_content_markdown(html: str, url: str) -> str:
-    """The main content of the page (article, product) as Markdown; hidden text never included."""
-    return main_content(html, url).markdown
+def main_content_markdown(html: str, url: str, tree: HtmlElement | None = None) -> str:
+    """The main content of the page (article, product) as Markdown; hidden text never included.
+    `tree`: the page already parsed by html_tree.parse_page (changed in place), else `html` is parsed."""
+    return main_content(html, url, tree=tree).markdown
 
 
-def full_page_markdown(html: str, url: str) -> str:
+def full_page_markdown(html: str, url: str, tree: HtmlElement | None = None) -> str:
     """Everything visible on the page as Markdown, menus and footers included; hidden text never included."""
-    return visible_markdown_of(parse_page(html), url, max_text_chars=DEFAULT_MAX_TEXT_CHARS).markdown
+    tree = parse_page(html) if tree is None else tree
+    return visible_markdown_of(tree, url, max_text_chars=DEFAULT_MAX_TEXT_CHARS).markdown
 
 
-def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> PageMarkdown:
+def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+                 tree: HtmlElement | None = None) -> PageMarkdown:
     """Main content with the page's title; the page is read up to `max_text_chars` of visible text.
 
     A page trafilatura finds no main content in (a bare link list, a very short page) gives its whole
-    visible text instead.
+    visible text instead. `tree`: `html` already parsed by html_tree.parse_page (changed in place).
     """
-    tree = parse_page(html)
+    tree = parse_page(html) if tree is None else tree
     title = page_title(tree)
     base = base_url(tree, url)
     article = docs_article(tree)

@@ -6,6 +6,7 @@ Needs lxml and trafilatura, which only the BrowserLayer ships: only browser func
 
 from __future__ import annotations
 
+from webcapture.content.html_tree import parse_page, tree_links
 from webcapture.content.main_content import full_page_markdown, main_content_markdown
 
 
@@ -15,3 +16,13 @@ def html_to_markdown(html: str, url: str, *, only_main_content: bool = True) -> 
     Text the markup hides is never included; a browser-rendered page also arrives without what its
     stylesheets hide (browser/page_load.py)."""
     return main_content_markdown(html, url) if only_main_content else full_page_markdown(html, url)
+
+
+def markdown_and_links(html: str, url: str, *, only_main_content: bool = True) -> tuple[str, list[str]]:
+    """html_to_markdown's Markdown and the page's links (html_tree.tree_links: what a crawl discovers from
+    it), from one parse of the page: the links are read before the Markdown step prunes the tree."""
+    tree = parse_page(html)
+    links = tree_links(tree, url)
+    if only_main_content:
+        return main_content_markdown(html, url, tree), links
+    return full_page_markdown(html, url, tree), links

@@ -51,7 +51,7 @@ class ItemKind:
 class Delivery:
     """One record of an item, read by the worker of its kind."""
 
-    job: Job
+    job_id: str
     index: int
     receives: int  # SQS's ApproximateReceiveCount
     hold_ms: int  # how long the claim holds: the run's budget and what follows it
@@ -74,29 +74,34 @@ def receive_count(record: dict[str, Any]) -> int:
 def deliver(
     delivery: Delivery,
     kind: ItemKind,
-    run: Callable[[], Outcome],
+    run: Callable[[Job], Outcome],
     before: Callable[[], None] = lambda: None,
 ) -> None:
     """Claim the item, run it (or answer it cancelled, or given up after too many receives) and finish it
-    once. `before` runs first on every claimed delivery, whatever happens to the item then."""
-    job, index = delivery.job, delivery.index
+    once. `before` runs first on every claimed delivery, whatever happens to the item then. The job is
+    read once, after the claim: an item claimed after its job began cancelling never runs."""
+    job_id, index = delivery.job_id, delivery.index
     settings = get_settings()
     token = str(uuid.uuid4())
-    claim = job_store.claim_item(job.job_id, index, token, delivery.hold_ms)
+    claim = job_store.claim_item(job_id, index, token, delivery.hold_ms)
     if claim == "done":
         return
     if claim == "busy":  # another delivery runs it now; look again once it should be done
         delivery.send_later(settings.job_busy_delay_s)
         return
     try:
+        job = job_store.get_job(job_id)
+        if job is None:  # expired (7 days): nothing to run, nothing to answer, no claim left behind
+            job_store.drop_claim(job_id, index, token)
+            return
         before()
-        outcome = _outcome(delivery, kind, run)
+        outcome = _outcome(job, delivery, kind, run)
     except WaitInQueue as wait:
-        job_store.release_claim(job.job_id, index, token)
+        job_store.release_claim(job_id, index, token)
         delivery.send_later(wait.seconds)
         return
     except Exception:
-        job_store.release_claim(job.job_id, index, token)
+        job_store.release_claim(job_id, index, token)
         raise
     if outcome.error is not None and delivery.error_fields:
         outcome = replace(outcome, error={**outcome.error, **delivery.error_fields})
@@ -108,11 +113,8 @@ def deliver(
             webhook_events.job_finished(settled)
 
 
-def _outcome(delivery: Delivery, kind: ItemKind, run: Callable[[], Outcome]) -> Outcome:
-    job = delivery.job
-    # Read again once claimed: an item claimed after its job began cancelling never runs.
-    now = job_store.get_job(job.job_id)
-    if job.status in job_store.STOPPING or (now is not None and now.status in job_store.STOPPING):
+def _outcome(job: Job, delivery: Delivery, kind: ItemKind, run: Callable[[Job], Outcome]) -> Outcome:
+    if job.status in job_store.STOPPING:
         cancelled = f"The {kind.job_noun} was cancelled"
         return Outcome("cancelled", error={"code": "CANCELLED", "message": cancelled})
     if delivery.receives > get_settings().job_max_receives:
@@ -120,7 +122,7 @@ def _outcome(delivery: Delivery, kind: ItemKind, run: Callable[[], Outcome]) -> 
                                         "message": f"The {kind.item_noun} failed on every attempt"})
     if job.status == "queued":
         job_store.mark_running(job.job_id)
-    return run()
+    return run(job)
 
 
 def failed(error: Exception, kind: ItemKind) -> Outcome:

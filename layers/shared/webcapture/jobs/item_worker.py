@@ -91,18 +91,15 @@ def handle_records(
 def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float], runner: ItemRunner) -> None:
     body = record["body"]
     message = ItemMessage.from_json(body)
-    job = job_store.get_job(message.job_id)
-    if job is None:
-        return  # expired (7 days): nothing to run, nothing to answer
     budget_ms = min(
         float(message.timeout_ms or get_settings().request_budget_ms),
         remaining_ms() - request_scope.ANSWER_MARGIN_MS,
     )
     delivery = Delivery(
-        job, message.index, receive_count(record), hold_ms=int(budget_ms) + CLAIM_GRACE_MS,
+        message.job_id, message.index, receive_count(record), hold_ms=int(budget_ms) + CLAIM_GRACE_MS,
         send_later=lambda seconds: send_item_later(runner.operation, body, seconds),
     )
-    deliver(delivery, BATCH_ITEM, lambda: _run(job, message, runner, budget_ms))
+    deliver(delivery, BATCH_ITEM, lambda job: _run(job, message, runner, budget_ms))
 
 
 def _caller(job: Job, message: ItemMessage) -> Caller:

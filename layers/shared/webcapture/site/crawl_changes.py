@@ -5,9 +5,10 @@ The earlier page's validators (ETag, Last-Modified) and its content's hash are s
 beside the body (never answered). A page the earlier crawl completed is fetched conditionally; a 304, or
 the same content hash where the target gave no validators, makes it `same`: no outputs, no charge, and
 `sameAs` names the earlier result. A 304 carries no links, so the pages the earlier crawl recorded from it
-are followed instead. When every page of the crawl has its result, and before the crawl is given its final
-status, the earlier crawl's pages not reached now are written as results with `status: "removed"`, after
-the crawl's own.
+are followed instead: kept on its result's item (compressed, `children`), so a `same` page costs one read
+of that item, not a query of every URL the earlier crawl recorded. When every page of the crawl has its
+result, and before the crawl is given its final status, the earlier crawl's pages not reached now are
+written as results with `status: "removed"`, after the crawl's own.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import zlib
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -27,6 +29,10 @@ from webcapture.settings import get_settings
 from webcapture.site.crawl_store import claimed_by, job_pk, url_sk
 
 _OUTPUTS: Final = ("markdown", "html", "links")
+# The children kept on a result's item at most (compressed): with a body of up to
+# job_store.INLINE_RESULT_BYTES inline, the item stays under DynamoDB's 400 KB. A page with more (tens of
+# thousands of new links) keeps none, and its `same` page queries them instead.
+CHILDREN_MAX_BYTES: Final = 64_000
 
 
 @dataclass(frozen=True)
@@ -35,12 +41,16 @@ class EarlierPage:
     index: int
     validators: Validators
     content_hash: str | None
+    kept_children: list[str] | None = None  # the pages it recorded, when its item keeps them
+    body_hash: str | None = None  # its served HTML's (crawl_page.body_hash), when the http engine read it
 
     def same_as(self) -> dict[str, Any]:
         return {"jobId": self.job_id, "index": self.index}
 
     def children(self) -> list[str]:
         """The pages the earlier crawl recorded from this one (what a 304 would have linked to)."""
+        if self.kept_children is not None:
+            return self.kept_children
         return [claimed.url for claimed in claimed_by(self.job_id, self.index)]
 
 
@@ -67,7 +77,21 @@ def earlier_page(since: str, url: str) -> EarlierPage | None:
     if result is None or result.get("status") != "completed":
         return None
     return EarlierPage(since, index, Validators(result.get("etag"), result.get("lastModified")),
-                       result.get("contentHash"))
+                       result.get("contentHash"), _unpacked(result.get("children")), result.get("bodyHash"))
+
+
+def children_attribute(urls: list[str]) -> dict[str, Any]:
+    """The pages a page recorded (canonical URLs; all of them: its first delivery's), as the attribute
+    its result's item keeps for the next incremental crawl; nothing when they do not fit."""
+    packed = zlib.compress("\n".join(urls).encode(), 6)
+    return {"children": packed} if len(packed) <= CHILDREN_MAX_BYTES else {}
+
+
+def _unpacked(stored: Any) -> list[str] | None:
+    if stored is None:
+        return None
+    packed = stored.value if hasattr(stored, "value") else bytes(stored)  # boto3 reads a Binary
+    return [url for url in zlib.decompress(packed).decode().split("\n") if url]
 
 
 def content_hash(data: dict[str, Any]) -> str:
@@ -76,8 +100,10 @@ def content_hash(data: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(outputs, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-def page_attributes(validators: Validators, digest: str) -> dict[str, Any]:
+def page_attributes(validators: Validators, digest: str, body: str | None = None) -> dict[str, Any]:
     attributes: dict[str, Any] = {"contentHash": digest}
+    if body:
+        attributes["bodyHash"] = body
     if validators.etag:
         attributes["etag"] = validators.etag
     if validators.last_modified:

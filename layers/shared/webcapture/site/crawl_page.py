@@ -6,10 +6,12 @@ then, so the http path never loads the browser's modules).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
-from webcapture.content.markdown import html_to_markdown
-from webcapture.content.page_links import page_links
+from webcapture.content.html_tree import parse_page, tree_links
+from webcapture.content.markdown import markdown_and_links
 from webcapture.fastpath.html_links import html_links
 from webcapture.fastpath.http_page import NO_VALIDATORS, FetchedPage, Validators
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
@@ -17,10 +19,21 @@ from webcapture.models.site_requests import CrawlRequest
 from webcapture.site.crawled_page import CrawledPage
 
 
-def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> CrawledPage:
+def body_hash(request: CrawlRequest, html: str) -> str:
+    """The served HTML with what shapes the page's outputs from it: two equal hashes give equal outputs."""
+    shape = json.dumps([sorted(request.formats), request.onlyMainContent], separators=(",", ":"))
+    return hashlib.sha256(f"{shape}\n{html}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest, digest: str) -> CrawledPage:
     """The page as the `http` engine read it: the same formats from the HTML as served."""
     formats = set(request.formats)
-    links = [url for url, _ in page_links(fetched.html, fetched.final_url).links]
+    # One parse of the page: its links for discovery are read from the tree the Markdown step then prunes.
+    if "markdown" in formats:
+        markdown, links = markdown_and_links(fetched.html, fetched.final_url,
+                                             only_main_content=request.onlyMainContent)
+    else:
+        links = tree_links(parse_page(fetched.html), fetched.final_url)
     data: dict[str, Any] = {"url": fetched.final_url, "depth": depth, "statusCode": fetched.status_code,
                             "metadata": engine_metadata("http", fetched.validators)}
     if "links" in formats:
@@ -29,21 +42,28 @@ def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> Cr
     if "html" in formats:
         data["html"] = fetched.html
     if "markdown" in formats:
-        data["markdown"] = html_to_markdown(fetched.html, fetched.final_url,
-                                            only_main_content=request.onlyMainContent)
+        data["markdown"] = markdown
     return CrawledPage(fetched.final_url, fetched.status_code, links, data, fetched.warnings, None,
-                       fetched.html if "json" in formats else None, fetched.validators)
+                       fetched.html if "json" in formats else None, fetched.validators, body_hash=digest)
 
 
 def crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validators | None = None,
-               ) -> CrawledPage:
-    """`conditional`: the validators an earlier crawl recorded (an incremental crawl's page)."""
+               earlier_body: str | None = None) -> CrawledPage:
+    """`conditional`, `earlier_body`: the validators and the body_hash an earlier crawl recorded (an
+    incremental crawl's page). A body whose hash is the earlier one's is not converted again: the page
+    is `unchanged`, with its links only (its outputs would be the earlier ones)."""
     fetched = fetched_for(request, url, conditional=conditional)
     if fetched is not None and fetched.not_modified:
         return CrawledPage(fetched.final_url, 304, [], {"url": fetched.final_url, "depth": depth},
                            validators=conditional or NO_VALIDATORS, not_modified=True)
     if fetched is not None:
-        return _fetched_page(fetched, depth, request)
+        digest = body_hash(request, fetched.html)
+        if digest == earlier_body:
+            return CrawledPage(fetched.final_url, fetched.status_code,
+                               tree_links(parse_page(fetched.html), fetched.final_url),
+                               {"url": fetched.final_url, "depth": depth}, validators=fetched.validators,
+                               body_hash=digest, unchanged=True)
+        return _fetched_page(fetched, depth, request, digest)
     from webcapture.site.crawl_render import rendered_page  # the browser's modules, only when one renders
 
     return rendered_page(url, depth, request)

@@ -28,7 +28,6 @@ from typing import Any, Final
 from webcapture import egress, metering, request_scope
 from webcapture.auth.caller import Caller
 from webcapture.errors import NavigationFailed, UrlNotAllowed
-from webcapture.jobs import job_store
 from webcapture.jobs.item_delivery import (
     Delivery,
     ItemKind,
@@ -45,7 +44,13 @@ from webcapture.path_globs import PathGlobs
 from webcapture.profiles import sessions
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
-from webcapture.site.crawl_changes import EarlierPage, content_hash, earlier_page, page_attributes
+from webcapture.site.crawl_changes import (
+    EarlierPage,
+    children_attribute,
+    content_hash,
+    earlier_page,
+    page_attributes,
+)
 from webcapture.site.crawl_credits import settle_crawl
 from webcapture.site.crawl_extract import extracted
 from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
@@ -89,14 +94,11 @@ class CrawlWorker:
 def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) -> None:
     body = record["body"]
     message = PageMessage.from_json(body)
-    job = job_store.get_job(message.job_id)
-    if job is None:
-        return  # expired (7 days): nothing to run, nothing to answer
     budget_ms = min(float(get_settings().request_budget_ms), remaining_ms() - request_scope.ANSWER_MARGIN_MS)
     hold_ms = int(budget_ms + (SITEMAP_BUDGET_S * 1000 if message.depth == 0 else 0)) + CLAIM_GRACE_MS
     receives = receive_count(record)
     # A page's error says which page: a crawl's indexes name none.
-    delivery = Delivery(job, message.index, receives, hold_ms,
+    delivery = Delivery(message.job_id, message.index, receives, hold_ms,
                         send_later=lambda seconds: send_page_later(body, seconds),
                         error_fields={"url": message.url})
 
@@ -106,7 +108,8 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
         if receives > 1:
             _send(message, claimed_by(message.job_id, message.index))
 
-    deliver(delivery, CRAWL_PAGE, lambda: _crawl(message, budget_ms), before=enqueue_again)
+    deliver(delivery, CRAWL_PAGE, lambda _job: _crawl(message, budget_ms, first=receives == 1),
+            before=enqueue_again)
 
 
 def _caller(message: PageMessage) -> Caller:
@@ -152,7 +155,8 @@ def _robots_allow(job_id: str, request: CrawlRequest) -> Callable[[str], bool] |
     return lambda url: _robots(job_id, origin_of(url)).allowed(url)
 
 
-def _crawl(message: PageMessage, budget_ms: float) -> Outcome:
+def _crawl(message: PageMessage, budget_ms: float, *, first: bool) -> Outcome:
+    """`first`: this is the page's first delivery (what it records is all it recorded)."""
     request = CrawlRequest.model_validate(message.request)
     allow = _robots_allow(message.job_id, request)
     if allow is not None and not allow(message.url):
@@ -171,8 +175,13 @@ def _crawl(message: PageMessage, budget_ms: float) -> Outcome:
                                                          drop_query=request.ignoreQueryParameters):
         message_text = f"The page redirected to {page.final_url}, outside the crawl; skipped"
         return Outcome("failed", error={"code": SKIPPED, "message": message_text})
-    _discover(message, request, scope, page, allow)  # AWS trouble: the page is delivered again
-    return outcome
+    # AWS trouble: the page is delivered again.
+    claimed = _discover(message, request, scope, page, allow, first=first)
+    if outcome.attributes is None or claimed is None:
+        return outcome
+    # Kept for the next incremental crawl: a 304 there follows these without reading the page.
+    return replace(outcome, attributes={**outcome.attributes,
+                                        **children_attribute([child.url for child in claimed])})
 
 
 def _enter_host(message: PageMessage, pace: HostPace, budget_ms: float) -> HostLease:
@@ -200,7 +209,8 @@ def _load(message: PageMessage, request: CrawlRequest,
             use = sessions.open_profile(_caller(message), request.profile)
             with metering.metered(_caller(message), 0), sessions.using(use):  # maxConcurrency spans crawls
                 page = crawl_page(message.url, message.depth, request,
-                                  conditional=None if earlier is None else earlier.validators)
+                                  conditional=None if earlier is None else earlier.validators,
+                                  earlier_body=None if earlier is None else earlier.body_hash)
                 same = _same(page, earlier)
                 if same is not None:
                     return same
@@ -220,7 +230,7 @@ def _load(message: PageMessage, request: CrawlRequest,
     if warnings:
         data["warning"] = " ".join(warnings)
     digest = content_hash(data)
-    attributes = page_attributes(page.validators, digest)
+    attributes = page_attributes(page.validators, digest, page.body_hash)
     if request.since is None:
         return Outcome("completed", data=data, attributes=attributes), page
     change = "new" if earlier is None else "changed"
@@ -230,7 +240,7 @@ def _load(message: PageMessage, request: CrawlRequest,
 
 def _same(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcome, CrawledPage] | None:
     """An incremental crawl's unchanged page: free, no outputs, `sameAs` the earlier result; its links are
-    the ones the earlier crawl followed from it when the target answered 304 (no body to read them)."""
+    the ones the earlier crawl recorded from it when the target answered 304 (no body to read them)."""
     if earlier is None:
         return None
     if page.status_code in GONE:
@@ -238,14 +248,16 @@ def _same(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcome, Craw
         data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
                 "statusCode": page.status_code, "changeStatus": "removed", "sameAs": earlier.same_as()}
         return Outcome("completed", data=data, cached=True, change="removed"), page
-    unchanged = earlier.content_hash is not None and earlier.content_hash == content_hash(page.data)
-    if not (page.not_modified or unchanged):
+    # A 304, the same served HTML as the earlier crawl's, or (the HTML changed) the same outputs.
+    unchanged = page.not_modified or page.unchanged or (
+        earlier.content_hash is not None and earlier.content_hash == content_hash(page.data))
+    if not unchanged:
         return None
     data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
             "statusCode": page.status_code, "changeStatus": "same", "sameAs": earlier.same_as()}
     if page.not_modified:
         page = replace(page, links=earlier.children())
-    attributes = page_attributes(page.validators, earlier.content_hash or "")
+    attributes = page_attributes(page.validators, earlier.content_hash or "", page.body_hash)
     return Outcome("completed", data=data, cached=True, change="same", attributes=attributes), page
 
 
@@ -261,21 +273,22 @@ def _sitemap_urls(request: CrawlRequest) -> list[str]:
 
 
 def _discover(message: PageMessage, request: CrawlRequest, scope: Scope, page: CrawledPage,
-              allow: Callable[[str], bool] | None) -> None:
+              allow: Callable[[str], bool] | None, *, first: bool) -> list[Claimed] | None:
+    """Record and enqueue the pages found from this one: the ones this delivery recorded (None on a
+    delivery after the first, which may find recorded already what an earlier one recorded and died)."""
     drop = request.ignoreQueryParameters
     follow: list[tuple[str, int]] = []
     if message.depth == 0 and request.sitemap != "skip":
         follow += discover(_sitemap_urls(request), 0, scope, drop_query=drop, robots_allow=allow).follow
     if request.sitemap != "only":
         follow += discover(page.links, message.depth, scope, drop_query=drop, robots_allow=allow).follow
-    if not follow:
-        return
-    job = job_store.get_job(message.job_id)
-    if job is None or job.status in job_store.STOPPING:
-        return  # a cancelled crawl finds nothing more
-    claimed = claim_urls(message.job_id, follow, limit=request.limit,
-                         ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)
-    _send(message, claimed)
+    claimed: list[Claimed] = []
+    if follow:
+        # A cancelled crawl records nothing more: claim_urls reads the job's status before it records.
+        claimed = claim_urls(message.job_id, follow, limit=request.limit,
+                             ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)
+        _send(message, claimed)
+    return claimed if first else None
 
 
 def _send(message: PageMessage, claimed: list[Claimed]) -> None:

@@ -19,3 +19,7 @@ class CrawledPage:
     visible_html: str | None = None  # what the reader sees, with the json format (ai-extract's input)
     validators: Validators = NO_VALIDATORS
     not_modified: bool = False  # a conditional fetch answered 304: no body, nothing but the status
+    # The served HTML's hash with the request's output fields (http engine only; crawl_page.body_hash).
+    body_hash: str | None = None
+    # The served HTML is the one an earlier crawl converted (the same body_hash): its links, no formats.
+    unchanged: bool = False
