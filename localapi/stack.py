@@ -10,7 +10,7 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from localapi.aws_emulator import LOCAL_REGION, AwsEmulator, local_queue_name
+from localapi.aws_emulator import LOCAL_REGION, AwsEmulator, local_queue_name, local_schedule_group
 from localapi.cfn_template import Resolver, load_template, read_api, read_queue_sources
 from localapi.gateway import LocalGateway
 from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS, FunctionContainers, reap_orphans
@@ -112,6 +112,8 @@ class LocalStack:
                 names[logical_id] = LOCAL_BUCKET
             elif resource["Type"] == "AWS::CloudFront::Distribution":
                 names[logical_id] = ""  # none locally: moto serves the files, nothing to invalidate
+            elif resource["Type"] == "AWS::Scheduler::ScheduleGroup":
+                names[logical_id] = local_schedule_group(logical_id)
         files_domain = f"{self.aws.endpoint.split('://', 1)[-1]}/{LOCAL_BUCKET}"
         attributes = {"FilesDistribution.DomainName": files_domain,
                       **{f"{logical_id}.Arn": arn for logical_id, (_, arn) in keys.items()}}
@@ -120,6 +122,9 @@ class LocalStack:
                 queue = local_queue_name(logical_id)
                 names[logical_id] = f"{self.aws.endpoint}/{LOCAL_ACCOUNT}/{queue}"
                 attributes[f"{logical_id}.Arn"] = f"arn:aws:sqs:{LOCAL_REGION}:{LOCAL_ACCOUNT}:{queue}"
+            elif resource["Type"] == "AWS::IAM::Role":  # moto's scheduler takes any role ARN
+                role = f"webcapture-local-{logical_id}"
+                attributes[f"{logical_id}.Arn"] = f"arn:aws:iam::{LOCAL_ACCOUNT}:role/{role}"
         return Resolver(template, physical_names=names, attributes=attributes, parameters=self.parameters)
 
     def _local_environment(self) -> dict[str, str]:
@@ -129,6 +134,7 @@ class LocalStack:
             "AWS_ENDPOINT_URL_S3": endpoint,
             "AWS_ENDPOINT_URL_SQS": endpoint,
             "AWS_ENDPOINT_URL_KMS": endpoint,
+            "AWS_ENDPOINT_URL_SCHEDULER": endpoint,
             # moto serves objects path-style without auth: the local stand-in for CloudFront.
             "PUBLIC_BASE_URL": f"{endpoint}/{LOCAL_BUCKET}",
             "AWS_DEFAULT_REGION": "us-east-1",
@@ -140,7 +146,8 @@ class LocalStack:
         """What the functions see for their AWS resources (tests point their own clients at the same)."""
         names = ("API_KEYS_TABLE", "FILES_TABLE", "SIGNING_SECRETS_TABLE", "FILES_BUCKET", "PUBLIC_BASE_URL",
                  "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS", "JOBS_TABLE",
-                 "WEBHOOKS_QUEUE_URL", "PROFILES_TABLE", "PROFILES_KMS_KEY_ID")
+                 "WEBHOOKS_QUEUE_URL", "PROFILES_TABLE", "PROFILES_KMS_KEY_ID", "MONITORS_TABLE",
+                 "MONITORS_SCHEDULE_GROUP", "AWS_ENDPOINT_URL_SCHEDULER")
         queues = {name: value for name, value in os.environ.items()
                   if name.startswith("JOBS_QUEUE_") and name.endswith("_URL")}
         return {**{name: os.environ[name] for name in names}, **queues}

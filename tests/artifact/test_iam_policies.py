@@ -36,6 +36,9 @@ def resource_id(resource: Any) -> str:
         if distribution := re.fullmatch(r"arn:\$\{AWS::Partition\}:cloudfront::\$\{AWS::AccountId\}:"
                                         r"distribution/\$\{(\w+)\}", text):
             return distribution.group(1)
+        if group := re.fullmatch(r"arn:\$\{AWS::Partition\}:scheduler:\$\{AWS::Region\}:\$\{AWS::AccountId\}:"
+                                 r"schedule/\$\{(\w+)\}/\*", text):
+            return group.group(1)  # the schedules of one group
         match = re.fullmatch(r"\$\{(\w+)\.Arn\}(/index/[\w.-]+|/[\w/*-]*)?", text)
         assert match, f"unexpected resource {text}"
         logical_id, suffix = match.groups()
@@ -131,6 +134,15 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
         ("dynamodb:DeleteItem", "ProfilesTable"), ("dynamodb:Query", "ProfilesTable"),
         ("s3:PutObject", "FilesBucket"), ("s3:DeleteObject", "FilesBucket")}
     assert ("dynamodb:GetItem", "ProfilesTable") in needed("BatchFunction")
+    # The monitor routes: monitors and the per-user count (transactions), the profile a request names, and
+    # the schedules of the stack's group, created and changed with the scheduler's role.
+    assert needed("MonitorsFunction") == {
+        ("dynamodb:UpdateItem", "ApiKeysTable"), ("dynamodb:GetItem", "MonitorsTable"),
+        ("dynamodb:PutItem", "MonitorsTable"), ("dynamodb:UpdateItem", "MonitorsTable"),
+        ("dynamodb:DeleteItem", "MonitorsTable"), ("dynamodb:Query", "MonitorsTable"),
+        ("dynamodb:GetItem", "ProfilesTable"), ("scheduler:CreateSchedule", "MonitorsScheduleGroup"),
+        ("scheduler:UpdateSchedule", "MonitorsScheduleGroup"), ("scheduler:DeleteSchedule", "MonitorsScheduleGroup"),
+        ("iam:PassRole", "MonitorsSchedulerRole")}
     assert needed("SigningSecretFunction") >= {("dynamodb:GetItem", "SigningSecretsTable"),
                                                ("dynamodb:PutItem", "SigningSecretsTable")}
     # A function that runs no batch items never reaches the job store or the queues.
