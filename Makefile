@@ -66,8 +66,9 @@ unit: install
 
 # The artefact tests (tests/artifact) run the handlers sam just built; WEBCAPTURE_SAM_BUILT tells them
 # not to build again.
+# The 25 slowest tests close pytest's report: where the run's time goes, run after run.
 test: install lint build sizes client-test
-	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q
+	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q --durations=25
 
 # template.yaml's six browser functions from their one definition (a unit test fails when it is out of date).
 template: $(STAMP)
@@ -79,7 +80,8 @@ client: $(STAMP)
 	rm -f dist/webcapture_client-*.whl
 	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist clients/python
 
-# That wheel in an empty venv (nothing but the standard library), with the client's own tests run there.
+# That wheel in an empty venv (nothing but the standard library), with the client's own tests run there;
+# and with its [mcp] extra (from the package index) in another, where `webcapture mcp` lists its tools.
 client-test: client
 	$(BIN)/python scripts/client_wheel.py
 
@@ -162,6 +164,12 @@ bench-crawl: install
 bench-fast-path: install
 	$(BIN)/python scripts/bench_fast_path.py --write-docs $(ARGS)
 	$(BIN)/python scripts/bench_fast_path.py --synthetic 20000 --formats links --write-docs
+
+# The Markdown step of this tree against a git revision's (BASE=main), CPU and output side by side, on
+# Debian's documentation pages (scripts/bench_markdown_step.py); it fails when any page's Markdown differs.
+.PHONY: bench-markdown-step
+bench-markdown-step: install
+	$(BIN)/python scripts/bench_markdown_step.py --base $(or $(BASE),main) $(ARGS)
 
 # The warm capture against a baseline build, f538ae6 (scripts/bench_warm.py), into docs/benchmarks.md.
 bench-warm: install

@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from localapi.cfn_foreach import expand_for_each
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_PATH = REPO_ROOT / "template.yaml"
 
@@ -40,7 +42,7 @@ _CfnLoader.add_multi_constructor("!", _construct_tag)
 def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
     with path.open() as handle:
         loaded: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
-    return loaded
+    return expand_for_each(loaded)
 
 
 _NO_VALUE = object()  # what Ref AWS::NoValue resolves to, until the property holding it is dropped

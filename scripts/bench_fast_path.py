@@ -7,8 +7,12 @@ files; written to docs/benchmarks.md.
   (exactly equal, and a token F1 between them).
 - One warm `markdown` request with `engine: http` against the same with `engine: browser` (medians of
   --runs, alternated, after one untimed request of each).
-- The memory each takes: the local API's function processes' peak RSS is not separable per request here,
-  so the figure reported is the stack's (see docs/cost.md for how it is used).
+- A re-crawl of the same pages with `since` the `auto` crawl (nothing changed): its time against the first
+  crawl's, and its credits (a `same` page is free).
+- A fresh process's cold start and memory on each path: importing the crawl worker and the endpoints'
+  operations and answering one page over `http`, against the same with `engine: browser` (which imports
+  the browser's modules and launches Chromium): seconds, and the proportional memory (PSS) of the process
+  and every process it started.
 
     python scripts/bench_fast_path.py [--pages 300] [--runs 9] [--write-docs]
 """
@@ -20,6 +24,7 @@ import os
 import platform
 import re
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -39,6 +44,7 @@ from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
 ADDRESS = "127.0.4.2"
 CRAWL_TARGET = 10.0
 MARKDOWN_TARGET = 0.1
+SINCE_TARGET = 20.0
 _WORD = re.compile(r"\w+")
 
 
@@ -53,20 +59,79 @@ def _f1(a: str, b: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _crawl(api: LocalApi, url: str, pages: int, engine: str) -> tuple[float, dict[str, str], dict[str, Any]]:
+def _crawl(api: LocalApi, url: str, pages: int, engine: str, **more: Any,
+           ) -> tuple[float, dict[str, str], dict[str, Any]]:
     started = time.perf_counter()
     answer = api.call("POST", "/v1/web/crawl", json={"url": url, "limit": pages, "sitemap": "skip",
-                                                     "maxConcurrency": 3, "engine": engine})
+                                                     "maxConcurrency": 3, "engine": engine, **more})
     if answer.status_code != 202:
         raise RuntimeError(f"crawl refused: {answer.status_code} {answer.text[:300]}")
     job_id = answer.json()["data"]["jobId"]
-    job = wait_until_settled(api, job_id, give_up_s=3_600)
+    for attempt in range(60):  # on a machine this busy a status read can time out; the crawl goes on
+        try:
+            job = wait_until_settled(api, job_id, give_up_s=3_600)
+            break
+        except AssertionError as error:
+            print(f"status read failed ({error}); reading again", flush=True)
+            if attempt == 59:
+                raise
+            time.sleep(10)
     seconds = time.perf_counter() - started
     markdown = {r["data"]["url"]: r["data"].get("markdown", "") for r in all_results(api, job_id, 100)
                 if "data" in r}
     engines = Counter(r["data"].get("metadata", {}).get("engine") for r in all_results(api, job_id, 100)
                       if "data" in r)
-    return seconds, markdown, {"job": job, "engines": dict(engines)}
+    return seconds, markdown, {"job": job, "engines": dict(engines), "id": job_id}
+
+
+# One page answered by a fresh interpreter, as a cold function would: the imports a crawl worker and the
+# endpoints need, then one page on the given engine; what it took and the memory of its process tree.
+_COLD_PAGE = """
+import os, sys, time
+started = time.perf_counter()
+from webcapture.models.site_requests import CrawlRequest
+from webcapture.operations import collect_page_links, extract_from_page, page_markdown, rendered_content
+from webcapture.site import crawl_worker
+from webcapture.site.crawl_page import crawl_page
+imported = time.perf_counter()
+url, engine = sys.argv[1], sys.argv[2]
+page = crawl_page(url, 0, CrawlRequest.model_validate({"url": url, "engine": engine}))
+assert page.data["metadata"]["engine"] == engine and page.data["markdown"], page.data
+answered = time.perf_counter()
+
+def parent(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:  # it ended meanwhile
+        return None
+
+def tree(pid):
+    children = [int(p) for p in os.listdir("/proc") if p.isdigit() and parent(p) == pid]
+    return [pid] + [q for c in children for q in tree(c)]
+
+def pss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            return sum(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+    except OSError:
+        return 0
+
+processes = tree(os.getpid())
+print("COLD", imported - started, answered - imported, sum(map(pss_kb, processes)) / 1024, len(processes))
+"""
+
+
+def _cold(url: str, engine: str) -> tuple[float, float, float, int]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "layers" / "shared"), "WEBCAPTURE_WARM_START": "0",
+           "WEBCAPTURE_EGRESS_ALLOW": f"{ADDRESS}/32", "AWS_DEFAULT_REGION": "us-east-1"}
+    ran = subprocess.run([sys.executable, "-c", _COLD_PAGE, url, engine], env=env, capture_output=True,
+                         text=True, timeout=600, check=False)
+    line = next((line for line in ran.stdout.splitlines() if line.startswith("COLD ")), None)
+    if ran.returncode != 0 or line is None:
+        raise RuntimeError(f"cold {engine}: {ran.stderr[-2000:]}")
+    imported, answered, pss, processes = line.split()[1:]
+    return float(imported), float(answered), float(pss), int(processes)
 
 
 def _markdown_ms(api: LocalApi, url: str, engine: str) -> float:
@@ -167,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=300)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--cold-runs", type=int, default=3)
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--synthetic", type=int, default=0,
                         help="instead: the http engine's page work on a synthetic site of this many pages")
@@ -187,6 +253,14 @@ def main(argv: list[str] | None = None) -> int:
                     f"JobsWorkerConcurrency={args.workers}"])
     start = site.origin + "/index.html"
     page = site.origin + "/library/functions.html"
+    cold_page = site.origin + "/library/json.html"
+    cold: dict[str, list[tuple[float, float, float, int]]] = {"browser": [], "http": []}
+    for _ in range(args.cold_runs):
+        for engine in ("browser", "http"):
+            cold[engine].append(_cold(cold_page, engine))
+    cold_median = {engine: [statistics.median(run[i] for run in runs) for i in range(4)]
+                   for engine, runs in cold.items()}
+    print(f"cold: {cold_median}", flush=True)
     try:
         with stack.errors_shown():
             for engine in ("browser", "http"):
@@ -200,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{statistics.median(http_ms):.0f} ms", flush=True)
             auto_s, auto_md, auto_info = _crawl(stack, start, args.pages, "auto")
             print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}", flush=True)
+            since_s, _, since_info = _crawl(stack, start, args.pages, "auto", since=auto_info["id"])
+            print(f"re-crawl since: {since_s:.1f} s {since_info['job'].get('changes')} "
+                  f"credits {since_info['job'].get('creditsCost')}", flush=True)
             browser_s, browser_md, browser_info = _crawl(stack, start, args.pages, "browser")
             print(f"crawl browser: {browser_s:.1f} s {browser_info['engines']}", flush=True)
     finally:
@@ -211,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     auto_rate, browser_rate = len(auto_md) / auto_s, len(browser_md) / browser_s
     http_median, browser_median = statistics.median(http_ms), statistics.median(browser_ms)
     worst = sorted(zip(scores, both, strict=True))[:3]
+    changes = since_info["job"].get("changes") or {}
+    first_cost, since_cost = auto_info["job"].get("creditsCost"), since_info["job"].get("creditsCost")
+    cb, ch = cold_median["browser"], cold_median["http"]
     text = "\n".join([
         "`make bench-fast-path` (scripts/bench_fast_path.py), over the local API on loopback, on Debian's "
         f"python3.11-doc (530 Sphinx pages, no sitemap) served as files on {ADDRESS}; {args.workers} "
@@ -224,6 +304,18 @@ def main(argv: list[str] | None = None) -> int:
         f"| one warm `markdown` of library/functions.html (`http` vs `browser`), median of {args.runs} | "
         f"{browser_median:.0f} ms | {http_median:.0f} ms | {http_median / browser_median:.3f}x | "
         f"<= {MARKDOWN_TARGET}x |",
+        f"| re-crawl with `since` the `auto` crawl, nothing changed (vs that first crawl) | | "
+        f"{since_s:.1f} s "
+        f"vs {auto_s:.1f} s; {since_cost} credits (first: {first_cost}) | {auto_s / since_s:.1f}x faster | "
+        f">= {SINCE_TARGET:.0f}x, free |",
+        f"| fresh process: imports of the crawl worker and the endpoints' operations, median of "
+        f"{args.cold_runs} | {cb[0]:.2f} s | {ch[0]:.2f} s | {ch[0] / cb[0]:.2f}x | |",
+        f"| the same process: its first page (library/json.html), Markdown | {cb[1]:.2f} s (Chromium "
+        f"launched) | {ch[1]:.2f} s | {ch[1] / cb[1]:.2f}x | |",
+        f"| the same process: memory (PSS of it and the processes it started) | {cb[2]:.0f} MB "
+        f"({cb[3]:.0f} processes) | {ch[2]:.0f} MB ({ch[3]:.0f} process) | {ch[2] / cb[2]:.2f}x | |",
+        "",
+        f"The re-crawl's changes: {changes}.",
         "",
         f"Markdown of the {len(both)} pages both crawls completed: {equal} exactly equal; token F1 between "
         f"the two mean {statistics.mean(scores):.4f}, lowest {min(scores):.4f} "

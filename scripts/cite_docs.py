@@ -78,8 +78,9 @@ def cite_python(source: str, width: int = LINE_WIDTH) -> str:
     kinds = _line_kinds(lines)
     changed = [old != new for old, new in zip(lines, out, strict=True)]  # only those are touched
     for index in range(len(out) - 1, -1, -1):
-        code, sep, comment = out[index].partition("  # ")
-        if changed[index] and kinds[index] == "code" and sep and len(out[index]) > width:
+        start = _trailing_comment(out[index])
+        code, comment = out[index][:start], out[index][start + 4:]
+        if changed[index] and kinds[index] == "code" and start >= 0 and len(out[index]) > width:
             indent = code[:len(code) - len(code.lstrip())]
             out[index:index + 1] = [f"{indent}# {comment}", code.rstrip()]
             kinds[index:index + 1] = ["comment", "code"]
@@ -108,6 +109,25 @@ def cite_python(source: str, width: int = LINE_WIDTH) -> str:
                     changed.insert(index + 1, True)
         index += 1
     return "\n".join(out)
+
+
+def _trailing_comment(line: str) -> int:
+    """Where a line of code's trailing comment (`  # `) starts, or -1: a `#` inside a string is not one."""
+    quote = ""
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif line.startswith("  # ", index):
+            return index
+        index += 1
+    return -1
 
 
 def _line_kinds(lines: list[str]) -> list[str]:

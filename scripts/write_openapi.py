@@ -10,7 +10,6 @@ from what the code generates, so run this after changing a request or answer mod
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "layers" / "shared"), str(REPO)]
 
+from scripts.generated_file import write_or_check  # noqa: E402
 from webcapture.openapi.document import openapi_document  # noqa: E402
 
 DOCUMENT = REPO / "docs" / "openapi.json"
@@ -29,19 +29,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed file is out of date")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = DOCUMENT.read_text(encoding="utf-8") if DOCUMENT.exists() else ""
-        if current != text:
-            print(f"{DOCUMENT.relative_to(REPO)} is out of date: run `make openapi`", file=sys.stderr)
-            return 1
-        return 0
-    DOCUMENT.write_text(text, encoding="utf-8")
-    print(f"wrote {DOCUMENT.relative_to(REPO)}")
-    return 0
+    return write_or_check(DOCUMENT, render, "openapi", (__doc__ or "").splitlines()[0], argv)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ tests/unit/test_tool_schemas.py fails when the committed file differs from what 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Iterable
@@ -22,6 +21,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "layers" / "shared"), str(REPO)]
 
+from scripts.generated_file import write_or_check  # noqa: E402
 from webcapture.openapi.document import SchemaGenerator  # noqa: E402
 from webcapture.openapi.endpoints import ENDPOINTS, Endpoint  # noqa: E402
 
@@ -77,18 +77,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed file is out of date")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        if not SCHEMAS.exists() or SCHEMAS.read_text(encoding="utf-8") != text:
-            print(f"{SCHEMAS.relative_to(REPO)} is out of date: run `make tool-schemas`", file=sys.stderr)
-            return 1
-        return 0
-    SCHEMAS.write_text(text, encoding="utf-8")
-    print(f"wrote {SCHEMAS.relative_to(REPO)}")
-    return 0
+    return write_or_check(SCHEMAS, render, "tool-schemas", (__doc__ or "").splitlines()[0], argv)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ from webcapture.edge.lambda_entry import entry_point
 from webcapture.edge.middleware import create_resolver
 from webcapture.edge.requests import current_caller
 from webcapture.edge.responses import answer
-from webcapture.jobs.job_cancel import cancel_job_or_crawl
 from webcapture.jobs.job_view import job_data, owned_job
 from webcapture.observability import tracer
+from webcapture.site.crawl_cancel import cancel_job_or_crawl
 
 app = create_resolver()
 

@@ -12,6 +12,7 @@ from tests.support.ai_pages import PRODUCT_PRICE, PRODUCT_TITLE
 from tests.support.api_answers import assert_envelope_error, assert_success
 from tests.support.fake_openai import DEFAULT_MODEL, FakeOpenAI, completion, error, json_completion
 from tests.support.fixture_server import get_server
+from tests.support.jobs_client import all_results, credits_left, wait_until_settled
 from tests.support.local_api import LocalApi
 from webcapture.auth import api_keys
 
@@ -134,6 +135,31 @@ def test_an_impossible_schema_is_charged_once_and_says_so(stack_aws: LocalApi, f
     assert len(fake_openai.requests) == 2
     record = api_keys.find_by_key(key)
     assert record is not None and record.public()["remaining"] == 5
+
+
+def test_a_batch_item_the_model_never_satisfies_is_charged_and_says_so(
+        stack_aws: LocalApi, fake_openai: FakeOpenAI) -> None:
+    # Every answer is {"a": "something"}: the first item's schema takes it, the second's never does (two
+    # calls, then failed). Both items keep their 5 credits, as the synchronous request keeps them; the
+    # answers are alike, so whichever item reaches the model first does not matter.
+    key, _ = api_keys.create_key("ai-batch-user", "k", remaining=20)
+    fake_openai.script(*[json_completion({"a": "something"}) for _ in range(3)])
+    page = get_server().url("/product.html")
+    takes = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    never = {"type": "object", "properties": {"a": {"const": "never-produced"}}, "required": ["a"]}
+    response = stack_aws.call("POST", "/v1/batch", key=key, json={"operation": "ai-extract", "requests": [
+        {"url": page, "prompt": "p", "response_format": {"type": "json_schema", "schema": schema}}
+        for schema in (takes, never)]})
+    assert response.status_code == 202, response.text
+    job_id = response.json()["data"]["jobId"]
+    settled = wait_until_settled(stack_aws, job_id, give_up_s=180, key=key)
+    first, second = sorted(all_results(stack_aws, job_id, 10, key=key), key=lambda result: result["index"])
+    assert first["status"] == "completed" and first["data"]["extracted"] == {"a": "something"}
+    assert second["status"] == "failed" and second["error"]["code"] == "AI_PROVIDER_ERROR"
+    assert "after one retry" in second["error"]["message"] and "charged" in second["error"]["message"]
+    assert len(fake_openai.requests) == 3
+    assert (settled["completed"], settled["failed"], settled["creditsCost"]) == (1, 1, 10)
+    assert credits_left(stack_aws, key) == 10
 
 
 def test_the_provider_s_error_text_never_reaches_the_caller(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:

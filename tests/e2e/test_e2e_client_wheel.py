@@ -1,6 +1,6 @@
 """The client's wheel as a user installs it: an empty venv (scripts/client_wheel.py), the wheel without an
-index, then `webcapture --version`, `webcapture shot` and the SDK against the local API from that venv, where
-the service's packages cannot be imported."""
+index, then `webcapture --version`, `webcapture shot` and the SDK (Client and AsyncClient) against the local
+API from that venv, where the service's packages cannot be imported."""
 
 from __future__ import annotations
 
@@ -42,6 +42,36 @@ except NotFoundError as error:
 print(json.dumps(found))
 """
 
+ASYNC_SDK_CALLS = """
+import asyncio, json, sys
+from webcapture_client import AsyncClient, NotFoundError, ValidationError
+
+async def main():
+    client = AsyncClient()
+    page, shot = sys.argv[1], sys.argv[2]
+    found = {}
+    # One at a time: calls side by side would each start a container (and a browser) of the local API,
+    # whose 8 s budget a cold start on a loaded machine can spend (the unit tests run them side by side).
+    found["markdown"] = (await client.markdown(url=page)).markdown
+    found["links"] = [link.url for link in (await client.links(url=page)).links]
+    image = await client.screenshot(url=shot, screenshotOptions={"fullPage": False},
+                                    viewport={"width": 320, "height": 200})
+    found["size"] = len(image.image)
+    try:
+        await client.links(url="ftp://example.com/")
+    except ValidationError as error:
+        found["invalid"] = [error.status, error.issues[0]["path"]]
+    try:
+        await client.job("no-such-job").status()
+    except NotFoundError as error:
+        found["missing"] = [error.status, error.code]
+    batch = await client.batch(operation="links", requests=[{"url": page}, {"url": shot}])
+    found["final"] = (await batch.wait(poll_s=0.5, timeout_s=120)).status
+    found["results"] = [[result.index, result.status, bool(result.data["links"])] async for result in batch]
+    print(json.dumps(found))
+
+asyncio.run(main())
+"""
 
 @pytest.fixture(scope="module")
 def client_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
@@ -83,3 +113,16 @@ def test_the_sdk_from_the_wheel(client_python: Path, local_api: LocalApi) -> Non
     assert found["markdown"].strip() and found["links"] and found["size"] > 100
     assert found["invalid"] == [422, ["url"]]
     assert found["missing"] == [404, "NOT_FOUND", True]
+
+
+def test_the_async_sdk_from_the_wheel(client_python: Path, local_api: LocalApi) -> None:
+    page, shot = get_server().url("/links.html"), get_server().url("/plain.html")
+    answer = run(local_api, str(client_python), "-c", ASYNC_SDK_CALLS, page, shot)
+    assert answer.returncode == 0, answer.stderr
+    found = json.loads(answer.stdout)
+    assert found["markdown"].strip() and found["links"] and found["size"] > 100
+    assert found["invalid"] == [422, ["url"]]
+    assert found["missing"] == [404, "NOT_FOUND"]
+    assert found["final"] == "completed"
+    assert [result[:2] for result in found["results"]] == [[0, "completed"], [1, "completed"]]
+    assert found["results"][0][2] is True  # links.html has links

@@ -150,6 +150,16 @@ def test_body_over_100kb_is_413(local_api: LocalApi) -> None:
     assert_envelope_error(response, 413, "PAYLOAD_TOO_LARGE")
 
 
+def test_a_batch_body_over_1mb_is_413_naming_1mb(local_api: LocalApi) -> None:
+    # A batch's limit is 1 MB, not the 100 KB of every other route: 200 KB gets past it to validation.
+    item = {"url": "https://example.com/page", "waitForSelector": "x" * 500}
+    over = local_api.call("POST", "/v1/batch", json={"operation": "links", "requests": [item] * 2_100})
+    body = assert_envelope_error(over, 413, "PAYLOAD_TOO_LARGE")
+    assert "1 MB" in body["error"]["message"] and "100 KB" not in body["error"]["message"]
+    under = local_api.call("POST", "/v1/batch", json={"operation": "no-such", "requests": [item] * 400})
+    assert under.status_code == 422, under.text
+
+
 def test_validation_is_422_with_every_issue(local_api: LocalApi) -> None:
     response = local_api.call("POST", "/v1/files/delete", json={"fileId": "", "deleteFromStorage": "yes"})
     assert response.status_code == 422

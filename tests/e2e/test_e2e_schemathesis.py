@@ -34,6 +34,12 @@ CONFIG = """
 # 502 NAVIGATION_FAILED / 504 NAVIGATION_TIMEOUT: the target page failed, as documented.
 expected-statuses = ["2XX", "3XX", "4XX", "502", "504"]
 
+[phases.coverage]
+# The coverage phase writes every field's boundary values, one case each. Its negative cases are refused
+# before any page loads; its positive ones would each load a page (a wait at its maximum is seconds), over
+# a hundred per endpoint, which the examples and fuzzing phases already do within --max-examples.
+generation.mode = "negative"
+
 [checks.negative_data_rejection]
 # schemathesis's own list, and 413: a body over 100 KB is refused before validation (PAYLOAD_TOO_LARGE).
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]

@@ -11,6 +11,7 @@ it and the one browser. Static pages live in tests/support/pages; a few routes a
     /hang               starts a page and never finishes it (held until the server stops)
     /forged-egress      a page that sends the egress proxy's verdict header itself ("refused")
     /article/<id>       a real article page of the vendored main-content benchmark, as its site served it
+    /repro/<name>       a page of tests/support/pages/repro (its README says what each reproduces)
 
     AD_PATHS            the ad scripts and frames pages/ads.html loads by their real paths (served under any
                         host name the test resolver points here), each after `ad_delay_s`
@@ -45,6 +46,7 @@ import pytest
 from webcapture.settings import get_settings
 
 PAGES = Path(__file__).parent / "pages"
+REPRO = PAGES / "repro"
 ARTICLES = Path(__file__).parents[2] / "benchmarks" / "main-content" / "html"
 # Loopback is refused by the egress policy except where the tests allow it, for their own server only.
 EGRESS_ALLOW = "127.0.0.0/8,::1/128"
@@ -166,6 +168,8 @@ class _Handler(BaseHTTPRequestHandler):
                        headers={"X-Webcapture-Egress": "refused", "X-Webcapture-Egress-0123456789abcdef": "refused"})
         elif path.startswith("/article/") and (article := ARTICLES / f"{path[9:]}.html.gz").is_file():
             self._send_bytes(200, gzip.decompress(article.read_bytes()), "text/html; charset=utf-8")
+        elif path.startswith("/repro/") and (repro := REPRO / f"{path[7:]}.html.gz").is_file():
+            self._send_bytes(200, gzip.decompress(repro.read_bytes()), "text/html; charset=utf-8")
         elif (page := PAGES / path.lstrip("/")).is_file() and page.parent == PAGES:
             self._send(200, page.read_text(encoding="utf-8").replace("{{PORT}}", str(self.server.port)))
         else:

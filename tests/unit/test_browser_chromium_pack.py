@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -105,6 +106,18 @@ def test_a_new_pack_gets_a_new_folder(fake_pack: Path, tmp_path: Path) -> None:
     second = unpack(fake_pack, tmp_path / "cache")
     assert first.executable != second.executable
     assert second.executable.is_file()
+
+
+def test_a_pack_elsewhere_gets_its_own_folder_that_names_its_own_fonts(fake_pack: Path, tmp_path: Path) -> None:
+    # Two checkouts share one cache dir; the first one's pack (and its fonts-extra) may be deleted since.
+    first = unpack(fake_pack, tmp_path / "cache")
+    moved = shutil.copytree(fake_pack, tmp_path / "another-checkout" / "pack")
+    shutil.rmtree(fake_pack)
+    second = unpack(moved, tmp_path / "cache")
+    assert first.executable != second.executable
+    conf = Path(second.env["FONTCONFIG_FILE"]).read_text()
+    assert f"<dir>{moved / 'fonts-extra'}</dir>" in conf
+    assert str(fake_pack) not in conf
 
 
 def test_parallel_processes_unpack_without_racing(fake_pack: Path, tmp_path: Path) -> None:

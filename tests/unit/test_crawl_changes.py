@@ -10,6 +10,7 @@ from typing import Any
 
 import boto3
 import pytest
+from boto3.dynamodb.conditions import Key
 
 from tests.support.fast_pages import FastPageServer
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
@@ -18,6 +19,7 @@ from webcapture.errors import NotFound
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
 from webcapture.settings import get_settings
+from webcapture.site import crawl_credits
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
 
@@ -94,6 +96,36 @@ def test_a_recrawl_reports_what_changed_and_charges_only_that(site: FastPageServ
     after = [r for r in third["results"] if r["status"] == "removed"]
     assert [r["data"]["url"].rsplit("/", 1)[1] for r in after] == ["p4"]
     assert after[0]["index"] >= third["total"] and third["changes"]["removed"] == 2  # p4 and the deleted p5
+
+
+def test_the_removed_pages_are_results_before_the_crawl_turns_terminal(
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    caller, _ = _caller(1000)
+    first = _crawl(caller, crawl_aws, site)
+    seen_when_final: list[list[str]] = []
+    real_client = crawl_credits.dynamodb_client
+
+    class Watching:
+        """The real client; a write that makes a crawl terminal first notes its removed results."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real_client(), name)
+
+        def transact_write_items(self, **arguments: Any) -> Any:
+            for write in arguments["TransactItems"]:
+                update = write.get("Update", {})
+                if "finishedAt" in update.get("UpdateExpression", ""):
+                    pk = update["Key"]["pk"]["S"]
+                    items = boto3.resource("dynamodb").Table(get_settings().jobs_table).query(
+                        KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("result#"))["Items"]
+                    seen_when_final.append([item["sk"] for item in items if item["status"] == "removed"])
+            return real_client().transact_write_items(**arguments)
+
+    monkeypatch.setattr(crawl_credits, "dynamodb_client", Watching)
+    again = _crawl(caller, crawl_aws, site, since=first["jobId"], excludePaths=["/p4"])
+    assert again["status"] == "completed" and again["changes"]["removed"] == 1
+    assert seen_when_final == [[f"result#{again['total']:05d}"]]  # there already when it turned terminal
+    assert [r["status"] for r in again["results"]].count("removed") == 1
 
 
 def test_an_unknown_since_is_a_404_and_reserves_nothing(crawl_aws: str) -> None:  # noqa: F811

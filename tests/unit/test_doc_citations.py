@@ -58,3 +58,14 @@ def test_rewritten_python_keeps_the_line_width() -> None:
     assert lines[3].startswith("# a limit whose trailing comment") and lines[-1] == "LIMIT = 5"
     compile(cited, "cited.py", "exec")
     assert cite_python(cited) == cited
+
+
+def test_a_hash_inside_a_string_is_not_a_comment() -> None:
+    word = "CONTRACT"
+    line = (f'STYLE = "  # a string, not a comment, that the citation makes long enough to pass the width"'
+            f"  # the rule ({word} 17)\n")
+    cited = cite_python(line)
+    assert cited.splitlines() == ["# the rule (docs/jobs.md#jobs)",
+                                  'STYLE = "  # a string, not a comment, that the citation makes long enough to '
+                                  'pass the width"']
+    compile(cited, "cited.py", "exec")

@@ -119,14 +119,28 @@ def test_a_crawl_defaults_to_auto_and_refuses_screenshots_over_http() -> None:
 
 
 def test_an_http_answer_never_imports_or_launches_the_browser() -> None:
-    """In a fresh interpreter: the fast path's modules and an http answer leave Playwright and the browser
-    lifecycle unimported, so nothing could have unpacked or launched Chromium."""
+    """In a fresh interpreter where importing Playwright, webcapture.browser or webcapture.warm_start fails:
+    the endpoints' operations and the crawl worker import, and an http answer and an http crawl page are
+    made, so nothing on the http path could have unpacked or launched Chromium."""
     script = textwrap.dedent("""
-        import sys, threading
+        import importlib.abc, sys, threading
+
+        class Refuse(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] == "playwright" or name.startswith(("webcapture.browser",
+                                                                          "webcapture.warm_start")):
+                    raise ImportError(f"the http path imported {name}")
+
+        sys.meta_path.insert(0, Refuse())
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         from webcapture.fastpath.page_source import fetched_for
-        from webcapture.fastpath.answers import fetched_markdown
+        from webcapture.operations.fetched_markdown import fetched_markdown
         from webcapture.models.requests import MarkdownRequest
+        from webcapture.models.site_requests import CrawlRequest
+        from webcapture.operations import (collect_page_links, extract_from_page, page_markdown,
+                                           rendered_content)
+        from webcapture.site import crawl_worker
+        from webcapture.site.crawl_page import crawl_page
 
         class H(BaseHTTPRequestHandler):
             def do_GET(self):
@@ -142,6 +156,9 @@ def test_an_http_answer_never_imports_or_launches_the_browser() -> None:
         page = fetched_for(request, request.url)
         answer = fetched_markdown(page, request)
         assert "static words" in answer["markdown"], answer
+        crawled = crawl_page(request.url, 0, CrawlRequest.model_validate({"url": request.url, "engine": "http"}))
+        assert "static words" in crawled.data["markdown"], crawled
+        assert crawled.data["metadata"]["engine"] == "http", crawled
         loaded = sorted(m for m in sys.modules if m.startswith(("playwright", "webcapture.browser",
                                                                 "webcapture.warm_start")))
         print("LOADED", loaded)

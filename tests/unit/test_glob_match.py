@@ -14,7 +14,7 @@ from webcapture.errors import RequestValidationError
 from webcapture.glob_match import MAX_GLOB_WILDCARDS, GlobMatcher
 from webcapture.models.requests import LinksRequest
 from webcapture.models.site_requests import CrawlRequest
-from webcapture.site.globs import PathGlobs, path_glob_steps
+from webcapture.path_globs import PathGlobs, path_glob_steps
 from webcapture.url_globs import GlobRefused, check_url_glob, url_glob_steps, url_matcher
 from webcapture.validation import validate_request
 

@@ -12,9 +12,9 @@ from webcapture.auth import api_keys
 from webcapture.credits import Operation
 from webcapture.jobs import job_store, webhook_events
 from webcapture.jobs.item_worker import ItemRunner, handle_records
-from webcapture.jobs.job_cancel import cancel_job_or_crawl
 from webcapture.jobs.job_store import Outcome
 from webcapture.jobs.submit import submit_batch
+from webcapture.site.crawl_cancel import cancel_job_or_crawl
 
 pytest_plugins = ["tests.support.jobs_moto"]
 

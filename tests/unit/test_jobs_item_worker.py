@@ -14,7 +14,13 @@ from tests.support.jobs_records import Runs, caller_of, event_of, receive_all, r
 from webcapture import concurrency
 from webcapture.auth import api_keys
 from webcapture.credits import Operation
-from webcapture.errors import NavigationFailed, ServiceUnavailable
+from webcapture.errors import (
+    AiAnswerMismatch,
+    AiProviderError,
+    AiProviderTimeout,
+    NavigationFailed,
+    ServiceUnavailable,
+)
 from webcapture.jobs import job_store
 from webcapture.jobs.item_worker import ItemRunner, handle_records
 from webcapture.jobs.submit import submit_batch
@@ -102,6 +108,23 @@ def test_failed_and_cancelled_items_are_refunded_and_the_event_queued(
     (event,) = receive_all(jobs_aws["WebhooksQueue"])
     body = json.loads(event["Body"])
     assert body["payload"]["type"] == "job.cancelled" and body["payload"]["status"] == "cancelled"
+
+
+def test_an_item_whose_model_answered_off_the_schema_is_charged_and_provider_failures_are_not(
+        links_queue: str) -> None:
+    # The model's work was done: the item fails, as the synchronous request does, and keeps its credit.
+    _, record = api_keys.create_key("user-1", "k", remaining=10)
+    job_id = submit(record, 3)
+    messages = receive_all(links_queue)
+    run(messages[:1], Runs(fail=AiAnswerMismatch))
+    run(messages[1:2], Runs(fail=AiProviderError))
+    run(messages[2:], Runs(fail=AiProviderTimeout))
+    job = job_store.get_job(job_id)
+    assert job is not None and (job.status, job.failed, job.credits_cost) == ("failed", 3, 1)
+    assert remaining(record) == 9
+    results, _ = job_store.results_page(job_id, -1, 50)
+    assert [r["error"]["code"] for r in results] == ["AI_PROVIDER_ERROR", "AI_PROVIDER_ERROR",
+                                                     "AI_PROVIDER_TIMEOUT"]
 
 
 def test_aws_trouble_is_a_partial_batch_failure_and_frees_the_item(links_queue: str) -> None:

@@ -19,6 +19,7 @@ from webcapture.auth.caller import Caller
 from webcapture.errors import UsageExceeded
 from webcapture.jobs import job_store
 from webcapture.jobs.job_store import NewJob, Outcome
+from webcapture.path_globs import PathGlobs
 from webcapture.settings import get_settings
 from webcapture.site.crawl_credits import settle_crawl, unused_credits
 from webcapture.site.crawl_store import (
@@ -32,7 +33,6 @@ from webcapture.site.crawl_store import (
     url_sk,
 )
 from webcapture.site.discovery import Skip, discover, redirected_out_of_scope
-from webcapture.site.globs import PathGlobs
 from webcapture.site.host_pace import MIN_WAIT_S, HostPace, HostState, admit, finish
 from webcapture.site.robots import parse_robots
 from webcapture.site.scope import Scope

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from tests.support.sample_site import BILLION_LAUGHS, gzip_bomb, sitemap_index, urlset
+from webcapture.content.page_links import page_links
 from webcapture.site.bounded_body import BoundedBody
-from webcapture.site.page_links import page_links
 from webcapture.site.robots import MAX_CRAWL_DELAY_S, RobotsRules, parse_robots
 from webcapture.site.sitemaps import MAX_ELEMENTS, SitemapRefused, read_sitemap
 

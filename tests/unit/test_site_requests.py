@@ -66,7 +66,7 @@ def test_crawl_limits(field: str, value: Any, code: str) -> None:
 
 def test_a_regular_expression_is_taken_as_a_glob() -> None:
     request = validate_request(CrawlRequest, {"url": "https://example.com", "includePaths": ["^/blog/.*$"]})
-    assert request.includePaths == ["^/blog/.*$"]  # accepted, and matched literally (site.globs)
+    assert request.includePaths == ["^/blog/.*$"]  # accepted, and matched literally (path_globs)
 
 
 def test_json_needs_extract_and_extract_needs_a_question() -> None:

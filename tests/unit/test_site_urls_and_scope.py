@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from webcapture.path_globs import PathGlobs, matches
 from webcapture.site.canonical_urls import (
     MAX_URL_CHARS,
     canonical_url,
@@ -16,7 +17,6 @@ from webcapture.site.canonical_urls import (
     parsed_canonical_url,
     path_of,
 )
-from webcapture.site.globs import PathGlobs, matches
 from webcapture.site.scope import Scope, site_host
 
 

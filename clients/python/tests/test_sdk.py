@@ -91,6 +91,16 @@ class SdkTest(unittest.TestCase):
                 self.client(api, max_retries=2).markdown(url="https://example.com")
         self.assertEqual(len(api.seen), 3)
 
+    def test_a_read_is_retried_whatever_its_5xx_but_a_page_that_timed_out_is_not(self) -> None:
+        with FakeApi() as api:
+            api.on("GET /v1/jobs/job-1?limit=1", failed(504, "NAVIGATION_TIMEOUT"), job("running", completed=1))
+            api.on("POST /v1/web/markdown", failed(504, "NAVIGATION_TIMEOUT"))
+            client = self.client(api)
+            self.assertEqual(client.job("job-1").status(limit=1).completed, 1)
+            with self.assertRaises(webcapture_client.PageError):
+                client.markdown(url="https://example.com")
+        self.assertEqual([seen.method for seen in api.seen], ["GET", "GET", "POST"])
+
     def test_an_unreachable_api_is_a_connection_error(self) -> None:
         client = Client(api_url="http://127.0.0.1:9", api_key="wc_test", max_retries=0)
         with self.assertRaises(webcapture_client.ApiConnectionError) as raised:

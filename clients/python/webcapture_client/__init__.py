@@ -1,8 +1,9 @@
-"""webcapture's client: the `webcapture` CLI, the Python SDK (`Client`) and the MCP server, over the API's
-HTTP with the standard library only."""
+"""webcapture's client: the `webcapture` CLI, the Python SDK (`Client`, and `AsyncClient` for asyncio) and the
+MCP server, over the API's HTTP with the standard library only."""
 
 __version__ = "1.0.0"
 
+from webcapture_client.async_sdk import AsyncClient, AsyncJob
 from webcapture_client.errors import (
     AiError,
     ApiConnectionError,
@@ -17,6 +18,6 @@ from webcapture_client.errors import (
 )
 from webcapture_client.sdk import Client, Job
 
-__all__ = ["AiError", "ApiConnectionError", "AuthenticationError", "Client", "InvalidRequestError", "Job",
-           "NotFoundError", "PageError", "RateLimitError", "ServerError", "ValidationError",
-           "WebcaptureError", "__version__"]
+__all__ = ["AiError", "ApiConnectionError", "AsyncClient", "AsyncJob", "AuthenticationError", "Client",
+           "InvalidRequestError", "Job", "NotFoundError", "PageError", "RateLimitError", "ServerError",
+           "ValidationError", "WebcaptureError", "__version__"]

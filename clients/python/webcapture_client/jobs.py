@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from webcapture_client.http import Answer, CliFailure, call
+from webcapture_client.http import Answer, ApiAnswerError, CliFailure, call
 from webcapture_client.settings import client_settings
 
 OPERATIONS = ("screenshot", "links", "ai-extract", "markdown", "content", "pdf")
 FINAL = ("completed", "failed", "cancelled")
 POLL_S = 1.0
+READ_RETRIES = 4
+READ_BACKOFF_S = 1.0
 BAR_WIDTH = 30
 
 
@@ -77,7 +79,24 @@ def _job(args: argparse.Namespace) -> int:
 
 
 def _get(api_url: str, api_key: str, job_id: str, query: str = "") -> dict[str, Any]:
-    return data_of(call(api_url, api_key, f"/v1/jobs/{job_id}{query}", None, method="GET"))
+    """A read of the job. It is free and changes nothing, so a failure a retry may cure (429, a 5xx, the API
+    out of reach) is tried again after 1, 2, 4 and 8 s before it ends the command: a long `--wait` is not
+    lost to one busy moment."""
+    attempt = 0
+    while True:
+        try:
+            return data_of(call(api_url, api_key, f"/v1/jobs/{job_id}{query}", None, method="GET"))
+        except CliFailure as failure:
+            if attempt >= READ_RETRIES or not _transient(failure):
+                raise
+            time.sleep(READ_BACKOFF_S * 2 ** attempt)
+            attempt += 1
+
+
+def _transient(failure: CliFailure) -> bool:
+    if isinstance(failure, ApiAnswerError):
+        return failure.status == 429 or failure.status >= 500
+    return failure.exit_code == 8  # the API could not be reached
 
 
 def progress_bar(job: dict[str, Any]) -> str:

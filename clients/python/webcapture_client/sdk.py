@@ -222,14 +222,16 @@ class Client:
                 failure = _error(answer)
             except ApiConnectionError as unreachable:
                 failure = unreachable
-            if attempt >= self.max_retries or not self._retryable(failure):
+            if attempt >= self.max_retries or not self._retryable(failure, method):
                 raise failure
             time.sleep(self._wait_s(attempt, failure.retry_after_s))
             attempt += 1
 
     @staticmethod
-    def _retryable(failure: WebcaptureError) -> bool:
-        if failure.code in NOT_RETRIED:
+    def _retryable(failure: WebcaptureError, method: str) -> bool:
+        # A read (a job's status, a key's credits) is free and changes nothing: whatever made it fail, even
+        # a time limit, a retry may cure at no cost.
+        if failure.code in NOT_RETRIED and method != "GET":
             return False
         return failure.status == 0 or failure.status == 429 or failure.status >= 500
 

@@ -10,7 +10,7 @@ that repeats itself costs a dictionary look-up per character. Each character cos
 automaton's size, which the limits below bound: the time is linear in the text.
 
 The two grammars that use it (a crawl's path globs, page control's URL globs) parse their own syntax into
-these steps: `webcapture.site.globs` and `webcapture.url_globs`.
+these steps: `webcapture.path_globs` and `webcapture.url_globs`.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from boto3.dynamodb.types import TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from webcapture import concurrency, request_scope
@@ -100,6 +101,20 @@ def key_charge(
     condition = _USABLE + " AND (attribute_not_exists(remaining) OR attribute_type(remaining, :null))"
     return expression, condition, values
 
+
+def key_refund_write(key_hash: str, credits: int) -> dict[str, Any]:
+    """The transaction item (low-level, for transact_write_items) that gives `credits` back to a key with a
+    credit limit, written in the transaction that records what they pay back: a job item's failure, a
+    cancelled job's unstarted items, a crawl's unused reservation. Its condition fails when the key was
+    deleted or lost its limit (nothing to give back to): the caller then writes the rest without it."""
+    serialize = TypeSerializer().serialize
+    return {"Update": {
+        "TableName": get_settings().api_keys_table,
+        "Key": {"keyHash": serialize(key_hash)},
+        "UpdateExpression": "SET remaining = remaining + :credits",
+        "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
+        "ExpressionAttributeValues": {":credits": serialize(credits), ":number": serialize("N")},
+    }}
 
 def _update(key_hash: str, cost: int, *, limited: bool, now: str, request_id: str,
             lease: Lease | None) -> None:

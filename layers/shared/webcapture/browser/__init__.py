@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from webcapture.browser.launch.chromium_pack import ChromiumInstall, ChromiumUnavailable, resolve_chromium
     from webcapture.browser.lifecycle import browser_pid, shutdown_browser
-    from webcapture.browser.links import Link, Links, collect_links
+    from webcapture.browser.links import collect_links
     from webcapture.browser.page_load import PageSnapshot, load_page
     from webcapture.browser.screenshot import Screenshot, take_screenshot
+    from webcapture.link_columns import Link, Links
 
 _HOMES = {
     "ChromiumInstall": "launch.chromium_pack",

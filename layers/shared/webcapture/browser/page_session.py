@@ -229,13 +229,18 @@ def _in_fresh_context(
         try:
             # The page is checked again after the action: it may have navigated itself somewhere refused.
             wait_until = preparation.goto_wait_until
-            with navigated(page, url, deadline, visit.wait_time_ms, wait_until, motion) as (status, refusals):
+            # bestAttempt covers the navigation's own wait too: a document that arrived but never fired its
+            # event in time is used as it is, with this warning.
+            late: list[str] | None = [] if control is not None and control.bestAttempt else None
+            with navigated(page, url, deadline, visit.wait_time_ms, wait_until, motion, late) as (status,
+                                                                                                  refusals):
 
                 def back() -> str | None:
-                    return return_from_failed_move(page, motion, refusals, deadline, wait_until)
+                    return return_from_failed_move(page, motion, refusals, deadline, wait_until, late)
 
                 work = _prepared(preparation, visit.action, control)
-                result = _at_rest(page, status, deadline, motion, work, back)
+                result = _at_rest(page, status, deadline, motion, work, back,
+                                  late if late is not None else [])
             if visit.profile is not None and visit.profile.save:
                 # After the output and the actions succeeded: what the session is now, to be saved.
                 visit.profile.keep(dict(context.storage_state()))
@@ -295,6 +300,7 @@ def _at_rest(
     motion: MainFrameMotion,
     action: Callable[[LoadedPage], T],
     back: Callable[[], str | None],
+    late: list[str],
 ) -> T:
     """action on the loaded page, run again whenever the page navigated itself while it ran: a page that sends
     itself elsewhere right after loading (a login wall, a localised copy) is captured where it lands, as an
@@ -302,12 +308,14 @@ def _at_rest(
     (`navigated`), and its status is the one reported. A landing that could not be loaded sends the page
     back where it was (`back`, once), and the action runs there with the warning `back` returned."""
     warnings: list[str] = []
+    returned = False
     restarts = _MAX_RESTARTS
     while restarts >= 0:
         restarts -= 1
         if motion.navigating:
             motion.settle(deadline)
-        if not warnings and (warning := back()) is not None:
+        if not returned and (warning := back()) is not None:
+            returned = True
             warnings.append(warning)
             # Loading the page again and its stopped navigation are not the page's restlessness.
             restarts += 2
@@ -315,7 +323,7 @@ def _at_rest(
         # From the work's start: a navigation the page asks for just after the work is also followed.
         watch = motion.watch_leaving()
         loaded = LoadedPage(page, motion.status if motion.status is not None else status, deadline, motion,
-                            list(warnings))
+                            warnings + late)
         try:
             result = action(loaded)
         except PageMoving:

@@ -18,11 +18,16 @@ from lxml.html import HtmlElement, HTMLParser, document_fromstring
 from webcapture.content.visibility import NON_CONTENT_TAGS, TELLING_ATTRS, hides
 
 LINK_SCHEMES = ("http", "https", "mailto", "tel")
+_EVERY_ELEMENT_HTML = etree.ElementDefaultClassLookup(element=HtmlElement)
 
 
 def parse_page(html: str) -> HtmlElement:
     """The page as an lxml tree rooted at <html>, comments and processing instructions dropped."""
     parser = HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
+    # Every element an HtmlElement, chosen in C: lxml.html's own lookup runs a Python function for each
+    # element each time a walk reaches it (a fifth of a large page's conversion), to give form fields
+    # classes that nothing here uses.
+    parser.set_element_class_lookup(_EVERY_ELEMENT_HTML)
     try:
         # Bytes, so an XML declaration or a <meta charset> in the text cannot make lxml refuse or misread it.
         tree = document_fromstring(html.encode("utf-8", "replace"), parser=parser)
@@ -113,21 +118,28 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
     image goes.
     """
     doomed = []
+    links: dict[str, str | None] = {}  # a page links to the same few URLs again and again
     for element in tree.iter():
         tag = element.tag
         if (
             not isinstance(tag, str)  # comments, processing instructions, entities the parser kept
             or tag in NON_CONTENT_TAGS
             or (
-                (tag == "dialog" or not TELLING_ATTRS.isdisjoint(element.attrib.keys()))
+                (tag == "dialog" or not TELLING_ATTRS.isdisjoint(element.keys()))
                 and hides(tag, dict(element.attrib))
             )
         ):
             doomed.append(element)
-        elif tag == "a" and "href" in element.attrib:
-            href = urljoin(base, element.attrib["href"].strip())
-            if urlsplit(href).scheme.lower() in LINK_SCHEMES:
-                element.attrib["href"] = href
+        elif tag == "a":
+            written = element.get("href")
+            if written is None:
+                continue
+            if written not in links:
+                href = urljoin(base, written.strip())
+                links[written] = href if urlsplit(href).scheme.lower() in LINK_SCHEMES else None
+            absolute = links[written]
+            if absolute is not None:
+                element.set("href", absolute)
             else:
                 del element.attrib["href"]
         elif tag == "img":
@@ -165,6 +177,8 @@ def drop_beyond(tree: HtmlElement, max_text_chars: int) -> bool:
     """
     if max_text_chars <= 0:
         return False
+    if sum(map(len, tree.itertext())) + len(tree.tail or "") <= max_text_chars:
+        return False  # all of its text, spaces included, fits: nothing is beyond (counted in C)
     seen = 0
     for element in tree.iter():
         for text in (element.text, element.tail):

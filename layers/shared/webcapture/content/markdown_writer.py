@@ -152,8 +152,10 @@ class _Writer:
     def _is_block(self, element: etree._Element) -> bool:
         if element.tag in BLOCK_TAGS:
             return True
-        # An inline element wrapping blocks (a card link around a heading) is written as its blocks.
-        return element.tag not in _CODE_TAGS and next(element.iterdescendants(*BLOCK_TAGS), None) is not None
+        # An inline element wrapping blocks (a card link around a heading) is written as its blocks; most
+        # inline elements hold no element at all, and need no search.
+        return (len(element) > 0 and element.tag not in _CODE_TAGS
+                and next(element.iterdescendants(*BLOCK_TAGS), None) is not None)
 
     def block(self, element: etree._Element) -> list[str]:
         tag = element.tag

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from webcapture.site.page_links import page_links
+from webcapture.content.page_links import page_links
 
 
 def _site_host(url: str) -> str:

@@ -16,9 +16,9 @@ from pydantic import BaseModel
 from webcapture import request_scope
 from webcapture.content.bot_walls import detect_wall, signals_from_html
 from webcapture.errors import TargetBlocked, TargetHttpError
-from webcapture.fastpath.engines import RanEngine, browser_only_fields
 from webcapture.fastpath.http_page import FetchedPage, Validators, fetch_page
 from webcapture.fastpath.render_decision import render_reason
+from webcapture.models.engines import RanEngine, browser_only_fields
 from webcapture.models.page_actions import status_refused
 from webcapture.models.page_control import PageControl
 from webcapture.observability import logger

@@ -7,7 +7,7 @@ The page needs a browser when its HTML does not hold what a reader sees:
 - visible text much thinner than the markup: a shell of scripts with a few words;
 - a redirect done by a script or a `<meta http-equiv=refresh>`: the page to answer is elsewhere;
 - a bot wall (webcapture.content.bot_walls), which a browser may pass.
-Fields only a browser honours (fastpath.engines) decide before anything is fetched.
+Fields only a browser honours (models.engines) decide before anything is fetched.
 
 Only regular expressions over the served HTML: a decision costs milliseconds on a large page, never a
 parse. The thresholds were measured on real documentation sites and script-built fixtures

@@ -10,7 +10,8 @@ operation and run by the function that serves the same operation synchronously (
 - work_queue: the SQS messages (items, delayed retries, webhook events);
 - item_delivery: one delivery of an item, claimed, run once and finished (a batch's items and a crawl's
   pages alike);
-- job_cancel: DELETE: `cancelling`, the items not started finished and refunded at once;
+- job_cancel: DELETE: `cancelling`, the items not started finished and refunded at once (the handler's
+  entry, which also settles a crawl, is webcapture.site.crawl_cancel);
 - submit, item_worker, job_view: what the handlers call;
 - webhook_secrets, webhook_delivery: Standard Webhooks signing and delivery through the egress guard.
 """

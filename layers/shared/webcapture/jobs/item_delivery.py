@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from webcapture import aws
@@ -99,7 +99,7 @@ def deliver(
         job_store.release_claim(job.job_id, index, token)
         raise
     if outcome.error is not None and delivery.error_fields:
-        outcome = Outcome(outcome.status, outcome.data, {**outcome.error, **delivery.error_fields})
+        outcome = replace(outcome, error={**outcome.error, **delivery.error_fields})
     if job_store.finish_item(job, index, token, outcome):
         metrics.add_metric(name=f"{kind.metric}.{outcome.status}", unit="Count", value=1)
         webhook_events.item_finished(job, index, outcome)
@@ -131,7 +131,9 @@ def failed(error: Exception, kind: ItemKind) -> Outcome:
     if isinstance(error, ServiceUnavailable):
         raise RetryLater from error
     if isinstance(error, ApiError):
-        return Outcome("failed", error={"code": error.code, "message": error.message})
+        # An error marked not refundable is work done (its message says the item is charged).
+        return Outcome("failed", error={"code": error.code, "message": error.message},
+                       charged=not error.refundable)
     if isinstance(error, RequestValidationError):  # validated at submit: only a changed model gets here
         return Outcome("failed", error={"code": "VALIDATION_ERROR", "message": str(error)})
     if aws.unavailable(error) is not None:

@@ -19,10 +19,10 @@ from botocore.exceptions import ClientError
 from webcapture import request_scope
 from webcapture.aws import dynamodb_client, dynamodb_table
 from webcapture.envelopes import utc_timestamp
-from webcapture.jobs import job_store, webhook_events
+from webcapture.jobs import job_store
 from webcapture.jobs.job_store import Job
+from webcapture.metering import key_refund_write
 from webcapture.settings import get_settings
-from webcapture.site.crawl_credits import settle_crawl
 
 # Two writes per item and two for the job and the key: within DynamoDB's 100 per transaction.
 _CHUNK = 49
@@ -84,13 +84,7 @@ def _writes(job: Job, indexes: list[int], message: str) -> list[dict[str, Any]]:
         "ExpressionAttributeValues": job_store._wire({":n": len(indexes), ":refund": refund, ":now": now}),
     }})
     if refund and job.charged and job.key_hash:
-        writes.append({"Update": {
-            "TableName": get_settings().api_keys_table,
-            "Key": job_store._wire({"keyHash": job.key_hash}),
-            "UpdateExpression": "SET remaining = remaining + :cost",
-            "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
-            "ExpressionAttributeValues": job_store._wire({":cost": refund, ":number": "N"}),
-        }})
+        writes.append(key_refund_write(job.key_hash, refund))
     return writes
 
 
@@ -145,10 +139,3 @@ def cancel(job: Job, settle: Callable[[str], Job | None], noun: str = "job") -> 
     cancel_unstarted(fresh, noun)
     return settle(job.job_id)
 
-
-def cancel_job_or_crawl(job: Job) -> None:
-    """DELETE /v1/jobs/{jobId}: cancel it, and send its `job.cancelled` event when nothing was running."""
-    crawl = job.operation == "crawl"
-    settled = cancel(job, settle_crawl if crawl else job_store.settle, "crawl" if crawl else "job")
-    if settled is not None:
-        webhook_events.job_finished(settled)

@@ -30,7 +30,7 @@ from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import UsageExceeded
 from webcapture.jobs.batch_request import ACCEPTED
-from webcapture.metering import key_charge
+from webcapture.metering import key_charge, key_refund_write
 from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
@@ -396,10 +396,13 @@ class Outcome:
     # Stored on the result's item beside its body, never answered (the page's validators, for the next
     # incremental crawl).
     attributes: dict[str, Any] | None = None
+    # Failed, but after work paid for was done (a model that answered, off the schema, twice): kept, as the
+    # synchronous endpoint keeps it (docs/decisions.md#markdown-content-pdf-and-ai-extraction).
+    charged: bool = False
 
     @property
     def refund(self) -> bool:
-        return self.status != "completed" or self.cached
+        return not self.charged and (self.status != "completed" or self.cached)
 
 
 def _result_body(job_id: str, index: int, outcome: Outcome) -> dict[str, Any]:
@@ -467,17 +470,7 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
         },
     ]
     if refund and job.charged and job.key_hash:
-        writes.append(
-            {
-                "Update": {
-                    "TableName": _keys_table_name(),
-                    "Key": _wire({"keyHash": job.key_hash}),
-                    "UpdateExpression": "SET remaining = remaining + :cost",
-                    "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
-                    "ExpressionAttributeValues": _wire({":cost": refund, ":number": "N"}),
-                }
-            }
-        )
+        writes.append(key_refund_write(job.key_hash, refund))
     try:
         dynamodb_client().transact_write_items(TransactItems=writes)
         return True

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
-from webcapture.fastpath.engines import EngineChoice
+from webcapture.models.engines import EngineChoice
 from webcapture.models.page_control import PageControl, Selector
 from webcapture.pixel_limits import limit_message, output_px, too_large
 

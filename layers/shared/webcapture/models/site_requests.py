@@ -13,15 +13,15 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from webcapture.fastpath.engines import ENGINE_DESCRIPTION, Engine, EngineChoice
 from webcapture.glob_match import MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS
+from webcapture.models.engines import ENGINE_DESCRIPTION, Engine, EngineChoice
 from webcapture.models.page_control import PageControl, StrictModel
 from webcapture.models.requests import TargetUrl
-from webcapture.site.globs import check_path_glob
+from webcapture.path_globs import check_path_glob
 
 SitemapMode = Literal["include", "skip", "only"]
 CrawlFormat = Literal["markdown", "links", "html", "screenshot", "json"]
-# Globs on the URL path (webcapture.site.globs): `*`, `**` and `?` are special, nothing else.
+# Globs on the URL path (webcapture.path_globs): `*`, `**` and `?` are special, nothing else.
 PathGlob = Annotated[str, Field(min_length=1, max_length=MAX_GLOB_LENGTH, description=(
     "A glob on the URL path: * (no /), ** (any), ? (one character). Never a regular expression: any "
     f"other character, . ^ $ [ ] ( ) included, stands for itself. At most {MAX_GLOB_WILDCARDS} wildcards")),

@@ -12,13 +12,13 @@ from typing import Any
 from webcapture import egress
 from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
-from webcapture.browser.links import Links, collect_links
 from webcapture.credits import Operation, cost_of
 from webcapture.envelopes import utc_timestamp
 from webcapture.fastpath.html_links import html_links
 from webcapture.fastpath.http_page import FetchedPage
 from webcapture.fastpath.page_source import fetched_for
 from webcapture.gc_pause import collection_paused
+from webcapture.link_columns import Links
 from webcapture.metering import metered
 from webcapture.models.requests import LinksRequest
 from webcapture.response_limits import escaped_json_size, response_budget
@@ -64,7 +64,13 @@ def collect_page_links(caller: Caller, request: LinksRequest) -> dict[str, Any]:
     with metered(caller, cost_of(Operation.LINKS)):
         fetched = fetched_for(request, request.url)
         engine = "browser" if fetched is None else "http"
-        result = collect_links(request) if fetched is None else _links_of(fetched, request)
+        if fetched is None:
+            # Loaded only when a page renders: the http path never loads the browser's modules.
+            from webcapture.browser.links import collect_links
+
+            result = collect_links(request)
+        else:
+            result = _links_of(fetched, request)
     on_page = result.total_links
     returned = _how_many_fit(result.urls, result.texts)
     internal = sum(result.internal[:returned])

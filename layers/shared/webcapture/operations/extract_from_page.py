@@ -9,7 +9,6 @@ from webcapture import egress, request_scope
 from webcapture.ai import check_provider, run_extraction, validate_ai_request
 from webcapture.answer_warnings import with_warnings
 from webcapture.auth.caller import Caller
-from webcapture.browser.page_load import load_page
 from webcapture.credits import Operation, cost_of
 from webcapture.fastpath.page_source import fetched_for
 from webcapture.metering import metered
@@ -26,6 +25,9 @@ def extract_from_page(caller: Caller, request: AiExtractRequest) -> dict[str, An
     with metered(caller, cost_of(Operation.AI_EXTRACT)):
         fetched = fetched_for(request, request.url)
         if fetched is None:
+            # Loaded only when a page renders: the http path never loads the browser's modules.
+            from webcapture.browser.page_load import load_page
+
             page = load_page(request.url, request.waitTime, request)
             html, url, status, warnings = page.html, page.final_url, page.status_code, page.warnings
             engine = "browser"

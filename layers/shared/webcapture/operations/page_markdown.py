@@ -7,13 +7,12 @@ from typing import Any
 
 from webcapture import egress
 from webcapture.auth.caller import Caller
-from webcapture.browser.page_load import load_page
 from webcapture.content.markdown import html_to_markdown
 from webcapture.credits import Operation, cost_of
-from webcapture.fastpath.answers import fetched_markdown
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
 from webcapture.metering import metered
 from webcapture.models.requests import MarkdownRequest
+from webcapture.operations.fetched_markdown import fetched_markdown
 from webcapture.operations.text_answers import page_text_answer
 
 
@@ -23,6 +22,9 @@ def page_markdown(caller: Caller, request: MarkdownRequest) -> dict[str, Any]:
         fetched = fetched_for(request, request.url)
         if fetched is not None:
             return fetched_markdown(fetched, request)
+        # Loaded only when a page renders: the http path never loads the browser's modules.
+        from webcapture.browser.page_load import load_page
+
         page = load_page(request.url, request.waitTime, request)
         markdown = html_to_markdown(page.html, page.final_url, only_main_content=request.onlyMainContent)
         return page_text_answer("markdown", markdown, "Markdown", final_url=page.final_url, title=page.title,

@@ -6,7 +6,6 @@ from typing import Any
 
 from webcapture import egress
 from webcapture.auth.caller import Caller
-from webcapture.browser.rendered_html import rendered_html
 from webcapture.credits import Operation, cost_of
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
 from webcapture.metering import metered
@@ -23,6 +22,9 @@ def page_content(caller: Caller, request: ContentRequest) -> dict[str, Any]:
                                     title=fetched.title, status_code=fetched.status_code,
                                     requested_url=request.url, warnings=fetched.warnings,
                                     more_metadata=engine_metadata("http", fetched.validators))
+        # Loaded only when a page renders: the http path never loads the browser's modules.
+        from webcapture.browser.rendered_html import rendered_html
+
         page = rendered_html(request)
         return page_text_answer("html", page.html, "HTML", final_url=page.final_url, title=page.title,
                                 status_code=page.status_code, requested_url=request.url,

@@ -3,19 +3,21 @@
 Sitemaps are often gzip files (`sitemap.xml.gz`), and some servers gzip whatever they send. A gzip
 file expands about 1000 to 1, so a small download can stand for gigabytes: the body is inflated piece
 by piece, each call asked for no more than what is left of the limit, and reading stops at the limit
-(`cut` says so). Nothing larger than one piece is ever held.
+(`cut` says so). Nothing larger than one piece is ever held. The inflating is the fast path's
+(webcapture.fastpath.decoding), which undoes a declared Content-Encoding the same way.
 """
 
 from __future__ import annotations
 
 import time
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from webcapture.fastpath.decoding import BrokenCoding, DecodedBody
+
+# Served gzip without a Content-Encoding (a `.xml.gz` file) is known by its first two bytes.
 GZIP_MAGIC: Final = b"\x1f\x8b"
-PIECE_BYTES: Final = 64 * 1024
 
 
 @dataclass
@@ -39,62 +41,20 @@ class BoundedBody:
             if piece:
                 break
         self.gzipped = first[:2] == GZIP_MAGIC
-        chain = _prepend(first, source)
-        for piece in self._inflated(chain) if self.gzipped else self._plain(chain):
-            if self.deadline is not None and time.monotonic() >= self.deadline:
-                self.timed_out = True
-                return
-            yield piece
-
-    def _plain(self, source: Iterator[bytes]) -> Iterator[bytes]:
-        left = self.limit
-        for piece in source:
-            if len(piece) >= left:
-                if piece[:left]:
-                    yield piece[:left]
-                self.cut = len(piece) > left or _more(source)
-                return
-            left -= len(piece)
-            yield piece
-
-    def _inflated(self, source: Iterator[bytes]) -> Iterator[bytes]:
-        left = self.limit
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        for piece in source:
-            data = piece
-            while data:
-                try:
-                    out = inflater.decompress(data, min(PIECE_BYTES, left + 1))
-                except zlib.error:
-                    self.broken = True
+        body = DecodedBody(_prepend(first, source), "gzip" if self.gzipped else "", self.limit)
+        try:
+            for piece in body:
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    self.timed_out = True
                     return
-                data = inflater.unconsumed_tail
-                if len(out) > left:
-                    if left:
-                        yield out[:left]
-                    self.cut = True
-                    return
-                left -= len(out)
-                if out:
-                    yield out
-                if inflater.eof:
-                    # A second gzip member (concatenated files) is read on as gzip does.
-                    rest = inflater.unused_data
-                    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                    data = rest
-        tail = inflater.flush()
-        if len(tail) > left:
-            self.cut = True
-            tail = tail[:left]
-        if tail:
-            yield tail
+                yield piece
+        except BrokenCoding:
+            self.broken = True
+        finally:
+            self.cut = body.cut
 
 
 def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
     if first:
         yield first
     yield from rest
-
-
-def _more(source: Iterator[bytes]) -> bool:
-    return any(piece for piece in source)

@@ -5,8 +5,9 @@ The earlier page's validators (ETag, Last-Modified) and its content's hash are s
 beside the body (never answered). A page the earlier crawl completed is fetched conditionally; a 304, or
 the same content hash where the target gave no validators, makes it `same`: no outputs, no charge, and
 `sameAs` names the earlier result. A 304 carries no links, so the pages the earlier crawl recorded from it
-are followed instead. Once the crawl has settled, the earlier crawl's pages not reached now are listed as
-results with `status: "removed"`, after the crawl's own.
+are followed instead. When every page of the crawl has its result, and before the crawl is given its final
+status, the earlier crawl's pages not reached now are written as results with `status: "removed"`, after
+the crawl's own.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from webcapture.aws import dynamodb_table
 from webcapture.errors import NotFound
 from webcapture.fastpath.http_page import Validators
 from webcapture.jobs import job_store
-from webcapture.jobs.job_store import CHANGE_COUNTERS, RETENTION, Job
+from webcapture.jobs.job_store import RETENTION, Job
 from webcapture.settings import get_settings
 from webcapture.site.crawl_store import claimed_by, job_pk, url_sk
 
@@ -101,26 +102,24 @@ def _urls(job_id: str) -> dict[str, int]:
         arguments["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
-def list_removed(job: Job) -> int:
-    """After the crawl settled: the earlier crawl's pages it did not reach, as `removed` results after its
-    own (indexes from `total` on), and counted in `changes.removed`. Written once: the one call that
-    settles the crawl makes it."""
+def write_removed(job: Job) -> int:
+    """Before the crawl settles: the earlier crawl's pages it did not reach, written as `removed` results
+    after its own (indexes from `total` on); answers how many, which the settling write adds to
+    `changes.removed` in the same write that makes the crawl terminal, so a finished crawl's results and
+    counters never change afterwards. Writing them is idempotent (the same items at the same keys): two
+    calls racing to settle both write them, and only the one whose settling write lands counts them."""
     if job.since is None:
         return 0
     now = set(_urls(job.job_id))
     removed = sorted((index, url) for url, index in _urls(job.since).items() if url not in now)
     if not removed:
         return 0
-    table = _table()
     ttl = int(time.time() + RETENTION.total_seconds())
-    with table.batch_writer() as batch:
+    with _table().batch_writer() as batch:
         for offset, (index, url) in enumerate(removed):
             body = {"data": {"url": url, "changeStatus": "removed", "sameAs": {"jobId": job.since,
                                                                               "index": index}}}
             batch.put_item(Item={"pk": job_pk(job.job_id), "sk": f"result#{job.total + offset:05d}",
                                  "index": job.total + offset, "status": "removed", "ttl": ttl,
                                  "body": json.dumps(body, separators=(",", ":"), ensure_ascii=False)})
-    table.update_item(Key={"pk": job_pk(job.job_id), "sk": "job"},
-                      UpdateExpression=f"ADD {CHANGE_COUNTERS['removed']} :n",
-                      ExpressionAttributeValues={":n": len(removed)})
     return len(removed)

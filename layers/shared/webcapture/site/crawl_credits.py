@@ -19,7 +19,8 @@ from botocore.exceptions import ClientError
 
 from webcapture.aws import dynamodb_client
 from webcapture.envelopes import utc_timestamp
-from webcapture.jobs.job_store import Job, final_status, get_job
+from webcapture.jobs.job_store import CHANGE_COUNTERS, Job, final_status, get_job
+from webcapture.metering import key_refund_write
 from webcapture.settings import get_settings
 
 _serializer = TypeSerializer()
@@ -43,27 +44,29 @@ def settle_crawl(job_id: str) -> Job | None:
     if job is None or job.finished_at is not None or job.done < job.total:
         return None
     settings = get_settings()
+    # An incremental crawl's removed pages are results too: written before the status turns terminal, so
+    # whoever reads a finished crawl sees all of them, and counted by the settling write itself.
+    removed = _write_removed(job)
     final, now = final_status(job), utc_timestamp()
     unused = unused_credits(job.reserved, job.total, job.cost_each)
+    names = {"#st": "status", "#t": "total"}
+    values: dict[str, Any] = {":final": final, ":now": now, ":unused": unused, ":total": job.total}
+    add = "ADD refunded :unused"
+    if removed:
+        names["#removed"], values[":removed"] = CHANGE_COUNTERS["removed"], removed
+        add += ", #removed :removed"
     finish = {"Update": {
         "TableName": settings.jobs_table,
         "Key": _wire({"pk": f"job#{job_id}", "sk": "job"}),
-        "UpdateExpression": "SET #st = :final, finishedAt = :now, updatedAt = :now ADD refunded :unused",
+        "UpdateExpression": f"SET #st = :final, finishedAt = :now, updatedAt = :now {add}",
         # The total read is still the total: no page was recorded meanwhile.
         "ConditionExpression": "attribute_not_exists(finishedAt) AND #t = :total",
-        "ExpressionAttributeNames": {"#st": "status", "#t": "total"},
-        "ExpressionAttributeValues": _wire({":final": final, ":now": now, ":unused": unused,
-                                            ":total": job.total}),
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": _wire(values),
     }}
     writes: list[dict[str, Any]] = [finish]
     if unused and job.charged and job.key_hash:
-        writes.append({"Update": {
-            "TableName": settings.api_keys_table,
-            "Key": _wire({"keyHash": job.key_hash}),
-            "UpdateExpression": "SET remaining = remaining + :unused",
-            "ConditionExpression": "attribute_exists(keyHash) AND attribute_type(remaining, :number)",
-            "ExpressionAttributeValues": _wire({":unused": unused, ":number": "N"}),
-        }})
+        writes.append(key_refund_write(job.key_hash, unused))
     try:
         dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
     except ClientError as error:
@@ -81,10 +84,14 @@ def settle_crawl(job_id: str) -> Job | None:
             return None
     job.status, job.finished_at, job.updated_at = final, now, now
     job.refunded += unused
-    if job.since is not None:
-        from webcapture.site.crawl_changes import list_removed  # only incremental crawls need it
-
-        removed = list_removed(job)
-        if job.changes is not None:
-            job.changes["removed"] = removed
+    if job.changes is not None:
+        job.changes["removed"] = job.changes.get("removed", 0) + removed
     return job
+
+
+def _write_removed(job: Job) -> int:
+    if job.since is None:
+        return 0
+    from webcapture.site.crawl_changes import write_removed  # only incremental crawls need it
+
+    return write_removed(job)

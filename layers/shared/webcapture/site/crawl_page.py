@@ -1,43 +1,20 @@
-"""One page of a crawl, loaded once in the browser with the crawl's page control, and everything the crawl
-wants from it: the result's text formats (markdown, links, html) and the links to discover.
-
-The links are read first, from the whole rendered DOM (a menu hidden until hovered still links to pages of
-the site); the Markdown after, from the page with what a reader cannot see removed, as POST /v1/web/markdown
-makes it. The screenshot (the viewport as PNG, taken before anything is removed) and the page as the AI
-step reads it come back as they are: storing the one and asking the model about the other are the crawl
-worker's.
+"""One page of a crawl, and everything the crawl wants from it: the result's text formats (markdown, links,
+html) and the links to discover. The page is fetched over HTTP when the crawl's engine allows it
+(webcapture.fastpath) and rendered in the browser otherwise (webcapture.site.crawl_render, imported only
+then, so the http path never loads the browser's modules).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from webcapture.browser.links import parse_links
-from webcapture.browser.page_load import document_validators
-from webcapture.browser.page_scripts import EXTRACT_LINKS_JS, REMOVE_INVISIBLE_JS, SERIALIZE_JS
-from webcapture.browser.page_session import LoadedPage, with_loaded_page
 from webcapture.content.markdown import html_to_markdown
+from webcapture.content.page_links import page_links
 from webcapture.fastpath.html_links import html_links
 from webcapture.fastpath.http_page import NO_VALIDATORS, FetchedPage, Validators
 from webcapture.fastpath.page_source import engine_metadata, fetched_for
 from webcapture.models.site_requests import CrawlRequest
-from webcapture.settings import get_settings
-from webcapture.site.page_links import page_links
-from webcapture.unicode_text import well_formed
-
-
-@dataclass(frozen=True)
-class CrawledPage:
-    final_url: str
-    status_code: int | None
-    links: list[str]  # every link of the rendered page, absolute, in document order
-    data: dict[str, Any] = field(default_factory=dict)  # the result's formats (markdown, links, html)
-    warnings: tuple[str, ...] = ()
-    screenshot: bytes | None = None  # PNG, with the screenshot format
-    visible_html: str | None = None  # what the reader sees, with the json format (ai-extract's input)
-    validators: Validators = NO_VALIDATORS
-    not_modified: bool = False  # a conditional fetch answered 304: no body, nothing but the status
+from webcapture.site.crawled_page import CrawledPage
 
 
 def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest) -> CrawledPage:
@@ -67,26 +44,6 @@ def crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validat
                            validators=conditional or NO_VALIDATORS, not_modified=True)
     if fetched is not None:
         return _fetched_page(fetched, depth, request)
-    formats = set(request.formats)
-    limit = get_settings().max_html_chars
+    from webcapture.site.crawl_render import rendered_page  # the browser's modules, only when one renders
 
-    def capture(loaded: LoadedPage) -> CrawledPage:
-        page = loaded.page
-        urls, texts, _ = parse_links(page.evaluate(EXTRACT_LINKS_JS))
-        data: dict[str, Any] = {"url": page.url, "depth": depth, "statusCode": loaded.status_code,
-                                "metadata": engine_metadata("browser", document_validators(loaded))}
-        if "links" in formats:
-            data["links"] = [{"url": link, "text": text} for link, text in zip(urls, texts, strict=True)]
-        if "html" in formats:
-            data["html"] = well_formed(page.content())
-        screenshot = page.screenshot(type="png") if "screenshot" in formats else None
-        visible: str | None = None
-        if "markdown" in formats or "json" in formats:
-            page.evaluate(REMOVE_INVISIBLE_JS)
-            visible = well_formed(str(page.evaluate(SERIALIZE_JS, limit)["html"]))
-        if "markdown" in formats and visible is not None:
-            data["markdown"] = html_to_markdown(visible, page.url, only_main_content=request.onlyMainContent)
-        return CrawledPage(page.url, loaded.status_code, urls, data, tuple(loaded.warnings), screenshot,
-                           visible if "json" in formats else None, document_validators(loaded))
-
-    return with_loaded_page(url, 0, capture, control=request)
+    return rendered_page(url, depth, request)

@@ -41,6 +41,7 @@ from webcapture.jobs.item_delivery import (
 from webcapture.jobs.job_store import RETENTION, Outcome
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.observability import logger
+from webcapture.path_globs import PathGlobs
 from webcapture.profiles import sessions
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
@@ -48,10 +49,10 @@ from webcapture.site.crawl_changes import EarlierPage, content_hash, earlier_pag
 from webcapture.site.crawl_credits import settle_crawl
 from webcapture.site.crawl_extract import extracted
 from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
-from webcapture.site.crawl_page import CrawledPage, crawl_page
+from webcapture.site.crawl_page import crawl_page
 from webcapture.site.crawl_store import Claimed, HostLease, claim_urls, claimed_by, enter_host, leave_host
+from webcapture.site.crawled_page import CrawledPage
 from webcapture.site.discovery import discover, redirected_out_of_scope
-from webcapture.site.globs import PathGlobs
 from webcapture.site.host_pace import HostPace
 from webcapture.site.robots import RobotsRules, fetch_robots
 from webcapture.site.scope import Scope

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Final
 
+from webcapture.content.page_links import page_links
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationTimeout
 from webcapture.fastpath.decoding import (
@@ -25,7 +26,6 @@ from webcapture.fastpath.decoding import (
     UnknownCoding,
     decode_html,
 )
-from webcapture.site.page_links import page_links
 from webcapture.site.robots import USER_AGENT
 
 WALK_BUDGET_S: Final = 20.0

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from webcapture.path_globs import PathGlobs
 from webcapture.site.canonical_urls import host_of, path_of
-from webcapture.site.globs import PathGlobs
 
 
 def site_host(host: str) -> str:

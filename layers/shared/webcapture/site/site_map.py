@@ -19,12 +19,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from webcapture.content.page_links import page_links
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationFailed, NavigationTimeout, UrlNotAllowed
 from webcapture.site.bounded_body import BoundedBody
 from webcapture.site.canonical_urls import canonical_url, canonical_urls, origin_of
 from webcapture.site.link_walk import WALK_BUDGET_S, Walk, walk_links
-from webcapture.site.page_links import page_links
 from webcapture.site.robots import USER_AGENT, RobotsRules, fetch_robots
 from webcapture.site.scope import Scope
 from webcapture.site.sitemaps import MAX_ELEMENTS, SitemapRefused, read_sitemap

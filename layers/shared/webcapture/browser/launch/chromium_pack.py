@@ -88,7 +88,10 @@ def unpack(pack: Path, cache_dir: Path) -> ChromiumInstall:
 def _pack_key(pack: Path) -> str:
     # Names and sizes identify a pack cheaply (hashing 67 MB on every cold start would not); the PACK stamp
     # written by the fetch script names the versions, so a new pin with same-size files still gets a new key.
-    digest = hashlib.sha256()
+    # The pack's own location is part of it: the unpacked fonts.conf reads the Noto fonts in place from the
+    # pack, so a second checkout (or a fresh clone beside a deleted one) must not reuse a folder whose
+    # fonts.conf names another pack's fonts-extra, which may be gone (every glyph then draws blank).
+    digest = hashlib.sha256(str(pack.resolve()).encode())
     stamp = pack / "PACK"
     if stamp.is_file():
         digest.update(stamp.read_bytes())

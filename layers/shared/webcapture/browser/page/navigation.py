@@ -22,8 +22,9 @@ that failed (`return_from_failed_move`). A navigation the egress policy refused 
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Literal
 
@@ -35,6 +36,7 @@ from webcapture import egress
 from webcapture.browser.budget import Deadline
 from webcapture.browser.page.page_motion import PROXY_FAILURES as _PROXY_FAILURES
 from webcapture.browser.page.page_motion import MainFrameMotion
+from webcapture.browser.page.page_preparation import best_attempt_ms
 from webcapture.errors import ApiError, NavigationFailed, UrlNotAllowed
 
 _NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
@@ -48,12 +50,16 @@ def navigated(
     wait_time_ms: int,
     wait_until: Literal["load", "domcontentloaded"] = "load",
     motion: MainFrameMotion | None = None,
+    late: list[str] | None = None,
 ) -> Iterator[tuple[int | None, egress.RefusalLog]]:
     """Go to url and yield the main document's HTTP status (of the last redirect hop), or None when the
     navigation produced no HTTP response, and the egress refusals seen meanwhile, for the caller's work on
     the page; then make sure the page that work saw was not replaced by a navigation the egress policy
     refused. A failed navigation away from a loaded page that `motion` saw is left to the caller
-    (`return_from_failed_move`)."""
+    (`return_from_failed_move`).
+
+    With `late` (bestAttempt), the wait for the document's event stops short of the budget, and a document
+    that arrived but did not fire its event by then is used as it is, `late` given the warning."""
     hops: list[str] = []  # the main frame's navigation requests: the URL, then each redirect target
     documents: list[Response] = []  # responses to those requests, latest last
 
@@ -70,9 +76,8 @@ def navigated(
     try:
         with egress.refusal_log() as refusals:
             try:
-                response = page.goto(url, wait_until=wait_until, timeout=deadline.timeout_ms())
-            except PlaywrightTimeoutError as exc:
-                raise deadline.expired() from exc
+                response = _goto(page, url, deadline, wait_until, late,
+                                 lambda: documents[-1] if documents else None)
             except PlaywrightError as exc:
                 failure = _refused(refusals, hops) or navigation_failure(exc)
                 if failure is None:
@@ -107,6 +112,28 @@ def navigated(
         page.remove_listener("response", on_response)
 
 
+def _goto(
+    page: Page,
+    url: str,
+    deadline: Deadline,
+    wait_until: Literal["load", "domcontentloaded"],
+    late: list[str] | None,
+    arrived: Callable[[], Response | None],
+) -> Response | None:
+    """page.goto within the budget; with `late` (bestAttempt), within the budget less the capture's reserve,
+    and a main document that committed without firing its event by then is the answer."""
+    timeout_ms = best_attempt_ms(deadline) if late is not None else deadline.timeout_ms()
+    try:
+        return page.goto(url, wait_until=wait_until, timeout=timeout_ms)
+    except PlaywrightTimeoutError as exc:
+        document = arrived()
+        if late is None or document is None or not egress.navigation_allowed(page.url):
+            raise deadline.expired() from exc
+        late.append(f"The page's {wait_until} event did not fire within the time budget; the document "
+                    "that arrived was used as it was.")
+        return document
+
+
 def _returns(motion: MainFrameMotion | None, refusals: egress.RefusalLog) -> bool:
     """Whether the page failed to leave a loaded document for an address that could not be loaded (not one
     the policy refused), so that the caller returns it to the document it left."""
@@ -120,6 +147,7 @@ def return_from_failed_move(
     refusals: egress.RefusalLog,
     deadline: Deadline,
     wait_until: Literal["load", "domcontentloaded"] = "load",
+    late: list[str] | None = None,
 ) -> str | None:
     """When the page failed to navigate away from a loaded document (`_returns`): load that document again
     with the navigation to the failed address stopped (an aborted navigation leaves the document where it
@@ -135,15 +163,27 @@ def return_from_failed_move(
         else:
             route.fallback()
 
+    # The page's own request to leave is cancelled before it starts (its Navigation API `navigate` event),
+    # so the document loads on as if it had never asked: a navigation that starts and is then stopped
+    # stops the document's own loading with it, and its DOMContentLoaded never fires. The route stops one
+    # the page could not cancel (a browser without the Navigation API, a navigation not cancelable).
+    page.add_init_script(_STAY_JS % json.dumps(failed.url))
     page.route(lambda address: address == failed.url, stay)
     try:
-        page.goto(failed.left, wait_until=wait_until, timeout=deadline.timeout_ms())
-    except PlaywrightTimeoutError as exc:
-        raise deadline.expired() from exc
+        _goto(page, failed.left, deadline, wait_until, late, lambda: motion.document)
     except PlaywrightError as exc:
         raise (navigation_failure(exc) or exc) from exc
     return (f"The page navigated by script to {failed.url}, which could not be loaded ({failed.reason}); "
             f"this is the page it left, {failed.left}")
+
+
+_STAY_JS = """(() => {
+  if (typeof navigation === "undefined") return;
+  const failed = %s;
+  navigation.addEventListener("navigate", (event) => {
+    if (event.destination.url === failed && event.cancelable) event.preventDefault();
+  }, {capture: true});  // before the page's own listeners and the service's count of requests to leave
+})();"""
 
 
 def navigation_failure(exc: PlaywrightError) -> ApiError | None:

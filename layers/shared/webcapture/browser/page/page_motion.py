@@ -53,7 +53,10 @@ _LISTEN = f"""(() => {{
   const asked = {{count: 0}};
   Object.defineProperty(window, "{_COUNTER}", {{value: asked, enumerable: false}});
   navigation.addEventListener("navigate", (event) => {{
-    if (!event.destination.sameDocument && !event.downloadRequest) asked.count += 1;
+    if (event.destination.sameDocument || event.downloadRequest) return;
+    // Counted once every listener has run: one the service itself cancelled (a navigation that already
+    // failed once) is not a request to leave.
+    queueMicrotask(() => {{ if (!event.defaultPrevented) asked.count += 1; }});
   }});
 }})();"""
 _ASKED = f"() => (window.{_COUNTER} || {{count: 0}}).count"

@@ -95,14 +95,14 @@ class PagePreparation:
 
     def _wait_for_load(self, page: Page, deadline: Deadline, warnings: list[str]) -> None:
         try:
-            page.wait_for_load_state("load", timeout=_best_attempt_ms(deadline))
+            page.wait_for_load_state("load", timeout=best_attempt_ms(deadline))
         except PlaywrightTimeoutError:
             warnings.append("The page's load event did not fire in time; the page was used as it was.")
 
     def _wait_for_idle(self, deadline: Deadline, warnings: list[str]) -> None:
         assert self._idle is not None and self.control is not None
         mode = self.control.waitUntil
-        within = _best_attempt_ms(deadline) if self.control.bestAttempt else deadline.timeout_ms()
+        within = best_attempt_ms(deadline) if self.control.bestAttempt else deadline.timeout_ms()
         if self._idle.wait_until_idle(0 if mode == "networkidle0" else 2, within):
             return
         if not self.control.bestAttempt:
@@ -110,7 +110,8 @@ class PagePreparation:
         warnings.append(f"The network did not go idle ({mode}) in time; the page was used as it was.")
 
 
-def _best_attempt_ms(deadline: Deadline) -> float:
+def best_attempt_ms(deadline: Deadline) -> float:
+    """How long a bestAttempt wait may take: the budget less what the capture after it needs."""
     return max(deadline.remaining_ms - capture_reserve_ms(deadline), MIN_STEP_MS)
 
 
@@ -174,7 +175,7 @@ _SELECTOR_POLL_MS = 50
 def _wait_for_selector(page: Page, control: PageControl, deadline: Deadline, warnings: list[str]) -> None:
     wait = control.waitForSelector
     assert wait is not None
-    budget = _best_attempt_ms(deadline) if control.bestAttempt else deadline.timeout_ms()
+    budget = best_attempt_ms(deadline) if control.bestAttempt else deadline.timeout_ms()
     timeout = min(wait.timeout, budget) if wait.timeout else budget  # 0: no limit but the budget's
     try:
         page.wait_for_function(

@@ -1,4 +1,5 @@
-"""The answers built from a page fetched over HTTP, with the same steps and shape as the browser's."""
+"""The Markdown answer built from a page fetched over HTTP (the fast path), with the same steps and
+shape as the browser's."""
 
 from __future__ import annotations
 

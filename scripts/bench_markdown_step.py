@@ -1,0 +1,81 @@
+"""The Markdown step (webcapture.content.markdown.html_to_markdown) of this tree against a git revision's,
+side by side in one run, on real documentation pages (Debian's sphinx-doc, git-doc, postgresql-doc-15 and
+python3.11-doc, every page or an even sample): each revision's CPU time in a child process of its own,
+in turns, and whether the two produced the same Markdown for every page (main content and whole page).
+
+    python scripts/bench_markdown_step.py [--base main] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+_PAGES = """
+import glob
+pages = (sorted(glob.glob("/usr/share/doc/sphinx-doc/html/**/*.html", recursive=True))
+         + sorted(glob.glob("/usr/share/doc/git-doc/*.html"))
+         + sorted(glob.glob("/usr/share/doc/postgresql-doc-15/html/*.html"))[::12]
+         + sorted(glob.glob("/usr/share/doc/python3.11/html/**/*.html", recursive=True))[::5])
+"""
+_RUN = _PAGES + """
+import hashlib, json, sys, time
+from webcapture.content.markdown import html_to_markdown
+cpu, digests = 0.0, {}
+for path in pages:
+    html = open(path, encoding="utf-8", errors="replace").read()
+    for main in (True, False):
+        started = time.process_time()
+        markdown = html_to_markdown(html, "http://127.0.0.1/" + path, only_main_content=main)
+        cpu += time.process_time() - started
+        digests[f"{path} {main}"] = hashlib.sha256(markdown.encode()).hexdigest()
+print(json.dumps({"cpu": cpu, "pages": len(pages), "digests": digests}))
+"""
+
+
+def _run(shared: Path) -> dict[str, object]:
+    env = {"PYTHONPATH": str(shared), "PATH": "/usr/bin:/bin"}
+    ran = subprocess.run([sys.executable, "-c", _RUN], env=env, capture_output=True, text=True, check=True)
+    answer: dict[str, object] = json.loads(ran.stdout.splitlines()[-1])
+    return answer
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="main")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "archive", args.base, "layers/shared"], cwd=REPO,
+                                 capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        trees = {args.base: Path(folder) / "layers" / "shared", "this tree": REPO / "layers" / "shared"}
+        runs: dict[str, list[dict[str, object]]] = {name: [] for name in trees}
+        for _ in range(args.rounds):
+            for name, shared in trees.items():
+                runs[name].append(_run(shared))
+    base, new = runs[args.base], runs["this tree"]
+    digests_base, digests_new = base[0]["digests"], new[0]["digests"]
+    assert isinstance(digests_base, dict) and isinstance(digests_new, dict)
+    differ = sorted(key for key in digests_base if digests_base[key] != digests_new.get(key))
+    cpu_base = statistics.median(float(str(run["cpu"])) for run in base)
+    cpu_new = statistics.median(float(str(run["cpu"])) for run in new)
+    print(f"{base[0]['pages']} pages, main content and whole page each: {args.base} {cpu_base:.2f} s CPU, "
+          f"this tree {cpu_new:.2f} s CPU ({cpu_new / cpu_base:.2f}x; median of {args.rounds} rounds, "
+          f"in turns); Markdown different on {len(differ)} of {len(digests_base)}"
+          + (f": {differ[:5]}" if differ else ""))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
