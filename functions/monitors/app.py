@@ -1,5 +1,6 @@
-"""The monitor routes: POST and GET /v1/monitors, GET, PATCH and DELETE /v1/monitors/{id}
-(docs/monitors.md). Free, and they take no concurrency slot."""
+"""The monitor routes: POST and GET /v1/monitors, GET, PATCH and DELETE /v1/monitors/{id}, POST
+/v1/monitors/{id}/run and GET /v1/monitors/{id}/checks (docs/monitors.md). Free (a check costs its operation's
+price), and they take no concurrency slot."""
 
 from typing import Any
 
@@ -49,6 +50,21 @@ def update(monitor_id: str) -> Response[str]:
 @tracer.capture_method
 def delete(monitor_id: str) -> Response[str]:
     return answer(app, manage_monitors.delete_monitor(current_caller(app), monitor_id), 0)
+
+
+@app.post("/v1/monitors/<monitor_id>/run")
+@tracer.capture_method
+def run(monitor_id: str) -> Response[str]:
+    return answer(app, manage_monitors.run_monitor(current_caller(app), monitor_id), 0, status=202)
+
+
+@app.get("/v1/monitors/<monitor_id>/checks")
+@tracer.capture_method
+def checks(monitor_id: str) -> Response[str]:
+    event = app.current_event
+    return answer(app, manage_monitors.list_checks(current_caller(app), monitor_id,
+                                                   event.get_query_string_value("limit"),
+                                                   event.get_query_string_value("cursor")), 0)
 
 
 lambda_handler = entry_point(app)

@@ -56,6 +56,9 @@ JOB_QUEUES_FIELD = "job_queues"  # (operation, URL) of every operation's work qu
 # Operation members (webcapture.credits.Operation) whose batch items have a work queue.
 JOB_QUEUES = {"SCREENSHOT": "ScreenshotJobsQueue", "LINKS": "LinksJobsQueue", "AI_EXTRACT": "AiExtractJobsQueue",
               "MARKDOWN": "MarkdownJobsQueue", "CONTENT": "ContentJobsQueue", "PDF": "PdfJobsQueue"}
+# (operation, URL) of the work queues of the operations a monitor runs: a check queued by `run`.
+MONITOR_QUEUES_FIELD = "monitor_queues"
+MONITOR_QUEUES = {"ScreenshotJobsQueue", "MarkdownJobsQueue", "AiExtractJobsQueue"}
 ITEM_RUNNER = "ItemRunner"
 DISTRIBUTIONS = {"files_distribution_id": "FilesDistribution"}
 SCHEDULE_GROUPS = {"monitors_schedule_group": "MonitorsScheduleGroup"}
@@ -257,7 +260,9 @@ def aws_calls(code: CodeBase, handler_module: str, handler_path: Path,
         fields = set().union(*(h.fields for h in helpers))
         strings = set().union(*(h.strings for h in helpers))
         for action in actions:
-            if action.startswith("sqs:") and JOB_QUEUES_FIELD in fields:
+            if action.startswith("sqs:") and MONITOR_QUEUES_FIELD in fields:
+                needed |= {(action, queue) for queue in MONITOR_QUEUES}
+            elif action.startswith("sqs:") and JOB_QUEUES_FIELD in fields:
                 if QUEUES.keys() & fields:
                     raise UnclearResource(f"{node.module}.{node.name} calls {action} on a work queue and "
                                           f"{sorted(QUEUES.keys() & fields)}")

@@ -183,6 +183,8 @@ class Settings:
     # Asynchronous jobs (docs/jobs.md#jobs): the jobs table, one work queue per operation, the webhooks queue.
     jobs_table: str = _env("JOBS_TABLE", _text, "Jobs")
     job_queues: tuple[tuple[str, str], ...] = ()  # (operation, queue URL)
+    # The work queues of the operations a monitor runs (operation, URL): where `run` queues a check.
+    monitor_queues: tuple[tuple[str, str], ...] = ()
     webhooks_queue: str = _env("WEBHOOKS_QUEUE_URL", _text, "")
     # A crawl's pages (docs/crawl-and-map.md#crawl-and-map): one message per page, on the crawl function's own
     # queue.
@@ -215,6 +217,7 @@ class Settings:
         return cls(
             cache_dir=Path(os.environ.get("WEBCAPTURE_CACHE_DIR", "") or _default_cache_dir()),
             job_queues=_job_queues(),
+            monitor_queues=tuple((op, url) for op, url in _job_queues() if op in MONITOR_OPERATIONS),
             monitor_targets=_monitor_targets(),
             **read,
         )

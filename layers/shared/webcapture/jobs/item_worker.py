@@ -89,7 +89,13 @@ def handle_records(
 
 
 def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float], runner: ItemRunner) -> None:
-    body = record["body"]
+    run_item(record["body"], receive_count(record), remaining_ms, runner, BATCH_ITEM)
+
+
+def run_item(body: str, receives: int, remaining_ms: Callable[[], float], runner: ItemRunner,
+             kind: ItemKind) -> None:
+    """One item message (`body`, an ItemMessage's JSON, sent back as it is when the item must wait): claimed,
+    run and finished as `kind` says (a monitor's check settles as a check, webcapture.monitors)."""
     message = ItemMessage.from_json(body)
     job = job_store.get_job(message.job_id)
     if job is None:
@@ -99,10 +105,10 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float], ru
         remaining_ms() - request_scope.ANSWER_MARGIN_MS,
     )
     delivery = Delivery(
-        job, message.index, receive_count(record), hold_ms=int(budget_ms) + CLAIM_GRACE_MS,
+        job, message.index, receives, hold_ms=int(budget_ms) + CLAIM_GRACE_MS,
         send_later=lambda seconds: send_item_later(runner.operation, body, seconds),
     )
-    deliver(delivery, BATCH_ITEM, lambda: _run(job, message, runner, budget_ms))
+    deliver(delivery, kind, lambda: _run(job, message, runner, budget_ms))
 
 
 def _caller(job: Job, message: ItemMessage) -> Caller:

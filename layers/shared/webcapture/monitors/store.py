@@ -44,6 +44,10 @@ class Monitor:
     scheduled_at: str  # when the schedule was last set: a rate counts its runs from here
     created_at: str
     updated_at: str
+    # The key its checks are charged to: the one that created it (None for a session's monitor).
+    key_hash: str | None = None
+    key_id: str | None = None
+    limited: bool = True  # the key had a credit limit when the monitor was made (a hint)
 
     def next_run_at(self, now: datetime) -> str | None:
         if not self.enabled:
@@ -69,6 +73,11 @@ class Monitor:
             item["timezone"] = self.timezone
         if self.webhook is not None:
             item["webhookJson"] = json.dumps(self.webhook, ensure_ascii=False)
+        if self.key_hash is not None:
+            item["keyHash"] = self.key_hash
+            item["limited"] = self.limited
+        if self.key_id is not None:
+            item["keyId"] = self.key_id
         return item
 
 
@@ -93,7 +102,9 @@ def _monitor(item: dict[str, Any]) -> Monitor:
         schedule=str(item["schedule"]), timezone=str(timezone) if timezone else None,
         webhook=json.loads(str(webhook)) if webhook else None, threshold=float(str(item["threshold"])),
         enabled=bool(item["enabled"]), scheduled_at=str(item["scheduledAt"]),
-        created_at=str(item["createdAt"]), updated_at=str(item["updatedAt"]))
+        created_at=str(item["createdAt"]), updated_at=str(item["updatedAt"]),
+        key_hash=str(item["keyHash"]) if item.get("keyHash") else None,
+        key_id=str(item["keyId"]) if item.get("keyId") else None, limited=bool(item.get("limited", True)))
 
 
 def not_found(monitor_id: str) -> NotFound:
@@ -138,14 +149,18 @@ def create(monitor: Monitor) -> Monitor:
     return monitor
 
 
+def find(user_id: str, monitor_id: str) -> Monitor | None:
+    key = {"userId": user_id, "monitorId": monitor_id}
+    item = _table().get_item(Key=key, ConsistentRead=True).get("Item")
+    return None if item is None else _monitor(item)
+
+
 def owned(user_id: str, monitor_id: str) -> Monitor:
     """The caller's monitor, or 404 NOT_FOUND (another user's and an unknown id alike)."""
-    if monitor_id.startswith(ID_PREFIX):
-        key = {"userId": user_id, "monitorId": monitor_id}
-        item = _table().get_item(Key=key, ConsistentRead=True).get("Item")
-        if item:
-            return _monitor(item)
-    raise not_found(monitor_id)
+    found = find(user_id, monitor_id) if monitor_id.startswith(ID_PREFIX) else None
+    if found is None:
+        raise not_found(monitor_id)
+    return found
 
 
 def list_monitors(user_id: str) -> list[Monitor]:

@@ -338,6 +338,20 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "The monitor and its schedule, at once.", Operation.API_KEYS_LIST, monitor_models.MonitorDeletedData,
         parameters=_MONITOR_ID, errors=(_MONITOR_404,)),
     Endpoint(
+        "post", "/v1/monitors/{monitorId}/run", "runMonitor", "Check a monitor now",
+        "Queues a check at once, enabled or not (202); it runs, costs and is compared as a scheduled one.",
+        Operation.API_KEYS_LIST, monitor_models.MonitorRunData, parameters=_MONITOR_ID, status=202,
+        errors=(_MONITOR_404,)),
+    Endpoint(
+        "get", "/v1/monitors/{monitorId}/checks", "listMonitorChecks", "A monitor's checks",
+        "Newest first, `limit` (1..100, default 50) at a time; `next` is the cursor of the next page. Kept "
+        "30 days.", Operation.API_KEYS_LIST, monitor_models.MonitorChecksData,
+        parameters=(*_MONITOR_ID,
+                    {"name": "limit", "in": "query", "required": False,
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                    {"name": "cursor", "in": "query", "required": False, "schema": {"type": "string"}}),
+        errors=(_MONITOR_404, (422, "limit out of range, or a cursor not made for this monitor's checks"))),
+    Endpoint(
         "get", "/v1/signing/secret", "signingSecret", "Your signing secret",
         "The secret that signs your links to GET /v1/render/screenshot, made on first use. Signed links are "
         "charged to the API key that fetched (or rotated) it.",

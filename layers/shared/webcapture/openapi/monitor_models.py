@@ -89,3 +89,28 @@ class MonitorsData(_Answer):
 class MonitorDeletedData(_Answer):
     monitorId: str
     deleted: Literal[True]
+
+
+class MonitorRunData(_Answer):
+    monitorId: str
+    checkId: str = Field(description="The check's id in GET /v1/monitors/{monitorId}/checks")
+    status: Literal["queued"]
+
+
+class MonitorCheck(_Answer):
+    checkId: str
+    at: str = Field(description="When the check was queued; the checks are listed by it, newest first")
+    status: Literal["queued", "completed", "failed"]
+    changeStatus: Literal["new", "same", "changed"] | None = Field(
+        description="Against the monitor's last completed check (null until completed, or when failed)")
+    diff: dict[str, Any] | None = Field(
+        description="markdown: {added, removed, unified, truncated}; null for a first or failed check")
+    data: dict[str, Any] | None = Field(description="The operation's answer, as its endpoint's `data`")
+    creditsCost: int
+    error: dict[str, Any] | None = None
+
+
+class MonitorChecksData(_Answer):
+    monitorId: str
+    checks: list[MonitorCheck]
+    next: str | None = Field(description="The cursor of the next (older) page; null on the last")

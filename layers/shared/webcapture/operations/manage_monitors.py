@@ -15,8 +15,9 @@ from webcapture.auth.caller import Caller
 from webcapture.credits import Operation
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import NavigationFailed, ServiceUnavailable, UrlNotAllowed
+from webcapture.jobs.job_view import page_limit
 from webcapture.jobs.submit import check_webhook_url
-from webcapture.monitors import schedules, store
+from webcapture.monitors import check_runs, check_store, schedules, store
 from webcapture.monitors.monitor_request import DEFAULT_THRESHOLD, MAX_NAME, parse_create, parse_update
 from webcapture.monitors.store import Monitor
 from webcapture.observability import logger
@@ -59,7 +60,7 @@ def create_monitor(caller: Caller, payload: Any) -> dict[str, Any]:
         timezone=settings.timezone, webhook=None if settings.webhook is None else settings.webhook.as_item(),
         threshold=DEFAULT_THRESHOLD if settings.threshold is None else settings.threshold,
         enabled=True if settings.enabled is None else settings.enabled, scheduled_at=now, created_at=now,
-        updated_at=now)
+        updated_at=now, key_hash=caller.key_hash, key_id=caller.key_id, limited=caller.limited)
     store.create(monitor)
     try:
         schedules.add_schedule(monitor)
@@ -121,3 +122,17 @@ def delete_monitor(caller: Caller, monitor_id: str) -> dict[str, Any]:
     schedules.remove_schedule(monitor.monitor_id)
     store.delete(monitor)
     return {"monitorId": monitor.monitor_id, "deleted": True}
+
+
+def run_monitor(caller: Caller, monitor_id: str) -> dict[str, Any]:
+    """A check now, whether or not the monitor is enabled (202: it runs on the operation's work queue)."""
+    monitor = store.owned(caller.user_id, monitor_id)
+    key = check_runs.queue_check(monitor)
+    return {"monitorId": monitor.monitor_id, "checkId": key.check_id, "status": "queued"}
+
+
+def list_checks(caller: Caller, monitor_id: str, limit: str | None, cursor: str | None) -> dict[str, Any]:
+    """The monitor's checks, newest first, a page at a time (`limit` and `cursor` as a job's results)."""
+    monitor = store.owned(caller.user_id, monitor_id)
+    checks, after = check_store.checks_page(monitor.user_id, monitor.monitor_id, page_limit(limit), cursor)
+    return {"monitorId": monitor.monitor_id, "checks": checks, "next": after}
