@@ -16,6 +16,7 @@ from localapi.gateway import LocalGateway
 from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS, FunctionContainers, reap_orphans
 from localapi.ports import ensure_free
 from localapi.queue_pollers import QueuePoller
+from localapi.scheduler_player import SchedulerPlayer
 from webcapture.browser.launch import processes
 from webcapture.settings import Settings
 
@@ -39,6 +40,7 @@ class LocalStack:
     _thread: threading.Thread | None = None
     _containers: dict[str, FunctionContainers] = field(default_factory=dict)
     _pollers: list[QueuePoller] = field(default_factory=list)
+    _player: SchedulerPlayer | None = None
     _stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -93,6 +95,11 @@ class LocalStack:
                                  queue_arn=resolver.attributes[f"{source.queue}.Arn"])
             poller.start()
             self._pollers.append(poller)
+        # EventBridge Scheduler's part: moto keeps the schedules, this fires them on time.
+        groups = tuple(local_schedule_group(name) for name, resource in template["Resources"].items()
+                       if resource["Type"] == "AWS::Scheduler::ScheduleGroup")
+        self._player = SchedulerPlayer(self.aws.client("scheduler"), sqs, groups)
+        self._player.start()
         # What a killed container leaves (its Chromium, its driver) is orphaned; as their subreaper this
         # process reaps them, or they would stay zombies on a PID 1 that does not reap.
         processes.become_subreaper()
@@ -154,6 +161,8 @@ class LocalStack:
 
     def stop(self) -> None:
         self._stopping.set()
+        if self._player is not None:
+            self._player.stop()
         for poller in self._pollers:
             poller.stop()
         if self._server is not None:
