@@ -12,6 +12,7 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 from tests.support.jobs_records import event_of, receive_all, remaining
 from webcapture import metering
@@ -137,3 +138,28 @@ def test_a_deleted_or_disabled_monitors_schedule_runs_nothing(checks_aws: dict[s
     _deliver(page, _scheduled(monitor, "d-2"))
     assert page.loads == 0 and remaining(record) == 10
     assert boto3.client("dynamodb").scan(TableName="MonitorsTable")["Count"] == 1  # the user's counter
+
+
+def test_a_check_whose_comparison_failed_is_finished_when_delivered_again(
+        checks_aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    _, record = api_keys.create_key("ada", "k", remaining=10)
+    monitor = _monitor(record, None)
+    page = Page()
+    finish = check_store.finish
+    calls = []
+
+    def failing_once(*args: Any, **kwargs: Any) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}}, "PutItem")
+        finish(*args, **kwargs)
+
+    monkeypatch.setattr(check_store, "finish", failing_once)
+    message = _scheduled(monitor, "r-1")
+    worker = MonitorChecks(ItemRunner(Operation.MARKDOWN, page))
+    event = event_of([message], "webcapture-local-MarkdownJobsQueue")
+    assert worker.handle(event, lambda: 60_000.0)["batchItemFailures"] != []  # delivered again later
+    _deliver(page, message)
+    (check,), _ = check_store.checks_page(record.user_id, monitor.monitor_id, 10, None)
+    assert (check["status"], check["changeStatus"], page.loads) == ("completed", "new", 1)
+    assert remaining(record) == 9

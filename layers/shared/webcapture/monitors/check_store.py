@@ -76,6 +76,11 @@ def add_queued(key: CheckKey) -> None:
             raise
 
 
+def is_queued(key: CheckKey) -> bool:
+    item = _table().get_item(Key={"userId": key.user_id, "monitorId": key.sort_key}, ConsistentRead=True)
+    return bool(item.get("Item", {}).get("status") == "queued")
+
+
 def _data_fields(key: CheckKey, data: dict[str, Any] | None) -> dict[str, Any]:
     if data is None:
         return {}
