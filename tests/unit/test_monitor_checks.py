@@ -5,9 +5,12 @@ none; a failed check is refunded; the checks page newest first without losing on
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import boto3
@@ -163,3 +166,65 @@ def test_a_check_whose_comparison_failed_is_finished_when_delivered_again(
     (check,), _ = check_store.checks_page(record.user_id, monitor.monitor_id, 10, None)
     assert (check["status"], check["changeStatus"], page.loads) == ("completed", "new", 1)
     assert remaining(record) == 9
+
+
+def test_checked_and_failed_events_when_the_webhook_lists_them(checks_aws: dict[str, str]) -> None:
+    _, record = api_keys.create_key("ada", "k", remaining=10)
+    monitor = _monitor(record, {"url": "https://hooks.example/in", "events": ["monitor.checked", "monitor.failed"],
+                                "metadata": {}})
+    page = Page()
+    _deliver(page, _scheduled(monitor, "e-1"))
+    page.fail = True
+    _deliver(page, _scheduled(monitor, "e-2"))
+    events = _events(checks_aws["WebhooksQueue"])
+    assert sorted((e["type"], e["changeStatus"]) for e in events) == [("monitor.checked", "new"),
+                                                                     ("monitor.failed", None)]
+    (failed,) = [e for e in events if e["type"] == "monitor.failed"]
+    assert failed["error"]["code"] == "NAVIGATION_FAILED" and failed["url"] == PAGE
+
+
+APP = Path(__file__).resolve().parents[2] / "functions" / "monitors" / "app.py"
+
+
+def _route(method: str, path: str, resource: str, user: str,
+           query: dict[str, str] | None = None) -> tuple[int, Any]:
+    spec = importlib.util.spec_from_file_location("fn_monitors_checks", APP)
+    assert spec is not None and spec.loader is not None
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    event = {"resource": resource, "path": path, "httpMethod": method, "headers": {},
+             "pathParameters": {"monitorId": path.split("/")[3]}, "queryStringParameters": query,
+             "isBase64Encoded": False, "body": None,
+             "requestContext": {"resourcePath": resource, "httpMethod": method, "stage": "v1", "requestId": "r",
+                                "authorizer": {"userId": user, "tokenKind": "session",
+                                               "exp": str(int(time.time()) + 3600)}}}
+    context = SimpleNamespace(function_name="monitors", memory_limit_in_mb=256, aws_request_id="r",
+                              invoked_function_arn="arn:aws:lambda:us-east-1:123456789012:function:monitors",
+                              get_remaining_time_in_millis=lambda: 10_000)
+    answer = app.lambda_handler(event, context)
+    return answer["statusCode"], json.loads(answer["body"])
+
+
+def test_run_queues_a_check_and_the_checks_route_pages_it(checks_aws: dict[str, str]) -> None:
+    _, record = api_keys.create_key("ada", "k", remaining=10)
+    monitor = _monitor(record, None)
+    run_path = f"/v1/monitors/{monitor.monitor_id}/run"
+    status, body = _route("POST", run_path, "/v1/monitors/{monitorId}/run", record.user_id)
+    assert status == 202 and body["data"]["status"] == "queued"
+    (message,) = receive_all(checks_aws["MarkdownJobsQueue"])
+    sent = json.loads(message["Body"])["monitorCheck"]
+    assert (sent["monitorId"], sent["checkId"]) == (monitor.monitor_id, body["data"]["checkId"])
+    checks_path = f"/v1/monitors/{monitor.monitor_id}/checks"
+    status, listed = _route("GET", checks_path, "/v1/monitors/{monitorId}/checks", record.user_id)
+    assert status == 200 and [c["status"] for c in listed["data"]["checks"]] == ["queued"]
+    _deliver(Page(), message)  # the queued check runs where it was written
+    status, listed = _route("GET", checks_path, "/v1/monitors/{monitorId}/checks", record.user_id)
+    assert [(c["checkId"], c["status"]) for c in listed["data"]["checks"]] == [
+        (body["data"]["checkId"], "completed")]
+    status, refused = _route("GET", checks_path, "/v1/monitors/{monitorId}/checks", record.user_id,
+                             {"cursor": "bm90LWEtY3Vyc29y"})
+    assert status == 422 and refused["error"]["issues"][0]["path"] == ["cursor"]
+    for method, path, resource in (("POST", run_path, "/v1/monitors/{monitorId}/run"),
+                                   ("GET", checks_path, "/v1/monitors/{monitorId}/checks")):
+        status, other = _route(method, path, resource, "someone-else")
+        assert status == 404 and other["error"]["code"] == "NOT_FOUND"
