@@ -83,6 +83,7 @@ def test_bad_schedules_internal_urls_and_other_users_monitors_are_refused(api: L
         response = api.call(method, f"/v1/monitors/{made['monitorId']}", key=other)
         assert response.status_code == 404 and response.json()["error"]["code"] == "NOT_FOUND"
     assert schedule_names(scheduler) == [made["monitorId"]]
+    assert api.call("DELETE", f"/v1/monitors/{made['monitorId']}").status_code == 200
 
 
 class PricingPage(ThreadingHTTPServer):
