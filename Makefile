@@ -67,8 +67,11 @@ unit: install
 # The artefact tests (tests/artifact) run the handlers sam just built; WEBCAPTURE_SAM_BUILT tells them
 # not to build again.
 # The 25 slowest tests close pytest's report: where the run's time goes, run after run.
+# The unit tests run on both cores, a module per worker at a time (xdist; no two unit modules serve on one
+# address); the browser, artefact and end-to-end tests run one at a time, as their timings assume.
 test: install lint build sizes client-test
-	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q --durations=25
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=10 tests/unit
+	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q --durations=25 --ignore=tests/unit
 
 # template.yaml's six browser functions from their one definition (a unit test fails when it is out of date).
 template: $(STAMP)
@@ -132,9 +135,13 @@ bench-main-content: install
 
 # A batch of 100 screenshots against the same 100 sent synchronously, and the last item to its job.completed
 # webhook (scripts/bench_jobs.py), into docs/benchmarks/jobs.md.
-.PHONY: bench-jobs
+.PHONY: bench-jobs bench-paging
 bench-jobs: install
 	$(BIN)/python scripts/bench_jobs.py --write-docs $(ARGS)
+# A 1,000-item batch of over 50 MB read back whole at limit 1, 10, 50 and 100 (scripts/bench_paging.py),
+# written to docs/benchmarks/jobs.md.
+bench-paging: install
+	$(BIN)/python scripts/bench_paging.py --write-docs $(ARGS)
 # The bot-wall check's cost per page and its false walls on the main-content benchmark pages
 # (scripts/bench_walls.py; WALLS_PAGES=<folder with html/*.html.gz> when the repository holds no copy),
 # written to docs/benchmarks/walls.md.

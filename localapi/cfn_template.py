@@ -6,10 +6,11 @@ against a small local context (parameter defaults, logical ids as physical names
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -19,7 +20,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_PATH = REPO_ROOT / "template.yaml"
 
 
-class _CfnLoader(yaml.SafeLoader):
+# libyaml's loader when PyYAML was built with it: parsing the template in pure Python takes 0.3 s, which every
+# test that builds the stack's tables in moto paid.
+if TYPE_CHECKING:
+    _SafeLoader = yaml.SafeLoader
+else:
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _CfnLoader(_SafeLoader):
     """PyYAML loader that keeps CloudFormation's short tags (!Ref, !Sub, ...) as their long form."""
 
 
@@ -40,9 +49,17 @@ _CfnLoader.add_multi_constructor("!", _construct_tag)
 
 
 def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
-    with path.open() as handle:
-        loaded: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
-    return expand_for_each(loaded)
+    """The template with its loops expanded: a fresh copy each call, so a caller may change it."""
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _parsed:
+        with path.open() as handle:
+            loaded: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+        _parsed[key] = expand_for_each(loaded)
+    return copy.deepcopy(_parsed[key])
+
+
+_parsed: dict[tuple[str, int, int], dict[str, Any]] = {}
 
 
 _NO_VALUE = object()  # what Ref AWS::NoValue resolves to, until the property holding it is dropped

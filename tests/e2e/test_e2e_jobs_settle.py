@@ -1,6 +1,6 @@
-"""Every result reachable and every number final, over HTTP to a local API of its own: a 1,000-item batch
-of large Markdown results read back whole at every `limit`; a batch cancelled mid-run whose counts,
-credits and key never move once it says `cancelled`, with one verified `job.cancelled` webhook; and the
+"""Every result reachable and every number final, over HTTP to a local API of its own: a batch of large
+Markdown results read back whole at every `limit`; a batch cancelled mid-run whose counts, credits and key
+never move once it says `cancelled`, with one verified `job.cancelled` webhook; and the
 free reads a user needs while a batch holds every slot of their key."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.support.webhook_receiver import WebhookReceiver
 from webcapture.auth import api_keys
 
 # 300 results of a 60 KB page: 18 MB, past DynamoDB's 1 MB query page many times over and past what one
-# answer holds. A 1,000-item submit did not answer within the local API's 29 s on a loaded two-core machine.
+# answer holds. The same checks at a user's size (1,000 items, over 50 MB) are `make bench-paging`'s.
 BIG_BATCH = 300
 CANCELLED_BATCH = 50
 

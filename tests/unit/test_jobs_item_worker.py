@@ -9,6 +9,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from tests.support.dns_server import answering
 from tests.support.jobs_records import Runs, caller_of, event_of, receive_all, remaining
 from webcapture import concurrency
@@ -22,6 +24,7 @@ from webcapture.errors import (
     ServiceUnavailable,
 )
 from webcapture.jobs import job_store
+from webcapture.jobs import submit as submit_module
 from webcapture.jobs.item_worker import ItemRunner, handle_records
 from webcapture.jobs.submit import submit_batch
 
@@ -136,3 +139,29 @@ def test_aws_trouble_is_a_partial_batch_failure_and_frees_the_item(links_queue: 
     run(messages, Runs())  # delivered again: now it runs
     job = job_store.get_job(job_id)
     assert job is not None and (job.completed, job.failed) == (2, 0)
+
+
+def test_a_batch_sqs_refuses_part_of_is_a_503_and_every_item_is_queued_or_refunded(
+        links_queue: str, monkeypatch: Any) -> None:
+    _, record = api_keys.create_key("user-1", "k", remaining=1_000)
+    real_send = submit_module.send_items
+
+    def send_failing_one_chunk(operation: str, messages: list[Any]) -> None:
+        if messages[0].index == 40:
+            raise RuntimeError("SQS refused 10 item(s) of the batch")
+        real_send(operation, messages)
+
+    monkeypatch.setattr(submit_module, "send_items", send_failing_one_chunk)
+    body = {"operation": "links", "requests": [{"url": f"https://site.example/{i}"} for i in range(200)]}
+    with pytest.raises(ServiceUnavailable):
+        submit_batch(caller_of(record), body, None)
+    messages = receive_all(links_queue)
+    queued = sorted(json.loads(m["Body"])["index"] for m in messages)
+    (job_id,) = {json.loads(m["Body"])["jobId"] for m in messages}
+    job = job_store.get_job(job_id)
+    assert job is not None and job.status == "cancelling"
+    # Each item is either on the queue (it finishes as cancelled when it comes up) or was finished and
+    # refunded at once; the refused chunk is among the latter.
+    assert 40 not in queued and len(set(queued)) == len(queued)
+    assert job.cancelled == 200 - len(queued) and job.completed == 0
+    assert remaining(record) == 1_000 - 200 + job.cancelled

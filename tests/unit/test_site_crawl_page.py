@@ -16,12 +16,15 @@ from webcapture.site.scope import Scope
 from webcapture.validation import validate_request
 
 pytestmark = pytest.mark.usefixtures("egress_allows_fixtures")
+# An address of its own, apart from the one test_site_map serves the sample site on: the two modules may run
+# at the same time on two xdist workers.
+ADDRESS = "127.0.8.5"
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[SampleSite]:
-    sample = SampleSite()
-    server = SiteServer(sample.routes())
+    sample = SampleSite(ADDRESS)
+    server = SiteServer(sample.routes(), address=ADDRESS)
     yield sample
     server.stop()
 

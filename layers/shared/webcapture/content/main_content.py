@@ -33,6 +33,12 @@ DEFAULT_MAX_TEXT_CHARS = 300_000
 # benchmark leaves out of the body too), wrong for a short page, where it is the product's or the
 # subject's name. Below this much Markdown the headline is put back (F1 0.974 with it, 0.976 without).
 SHORT_PAGE_CHARS = 1_000
+
+# trafilatura's fallback (jusText) writes each element's whole ancestor path as it walks, so its time grows
+# with the square of the nesting: 2,000 nested <div>s took 7.5 s, 5,000 over 30 s. Real pages stay far
+# below this depth (637 pages of four documentation sites and the 54 main-content benchmark pages: at most
+# 31); past it the fallback is skipped.
+FALLBACK_MAX_DEPTH = 200
 _INLINE_MARKS = re.compile(r"[`*]")
 
 
@@ -106,6 +112,7 @@ def _extract(tree: HtmlElement, url: str) -> etree._Element | None:
     document = trafilatura.bare_extraction(
         tree,
         url=url,
+        fast=_deeper_than(tree, FALLBACK_MAX_DEPTH),
         include_comments=False,  # readers' comments are not the article
         favor_precision=True,
         include_tables=True,
@@ -115,6 +122,15 @@ def _extract(tree: HtmlElement, url: str) -> etree._Element | None:
     )
     body = getattr(document, "body", None)
     return None if body is None else _as_html(body)
+
+
+def _deeper_than(tree: HtmlElement, limit: int) -> bool:
+    depth = 0
+    for event, _ in etree.iterwalk(tree, events=("start", "end")):
+        depth += 1 if event == "start" else -1
+        if depth > limit:
+            return True
+    return False
 
 
 # trafilatura's own tags, as the HTML the writer reads. Its <code> is both inline code and a code block:

@@ -3,7 +3,9 @@ create the job with its whole cost reserved (one transaction), then queue one me
 
 from __future__ import annotations
 
+import contextvars
 import uuid
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,9 @@ from webcapture.observability import logger
 from webcapture.profiles import store as profiles_store
 
 _CHUNK = 10
+# SendMessageBatch calls in flight at once: a 1,000-item batch is 100 calls, which one after another kept
+# the submit's answer waiting on each round trip.
+_PARALLEL_SENDS = 8
 
 
 @dataclass(frozen=True)
@@ -61,16 +66,29 @@ def submit_batch(caller: Caller, payload: Any, idempotency_key: str | None) -> S
         )
         for i, request in enumerate(batch.requests)
     ]
-    sent = 0
-    try:
-        for start in range(0, len(messages), _CHUNK):
-            send_items(job.operation, messages[start : start + _CHUNK])
-            sent = min(start + _CHUNK, len(messages))
-    except Exception:
-        logger.exception("queueing a batch failed; cancelling what was not queued")
-        _abandon(job, sent)
-        raise ServiceUnavailable("The batch could not be queued; retry") from None
+    unsent = _queue(job.operation, messages)
+    if unsent:
+        _abandon(job, unsent)
+        raise ServiceUnavailable("The batch could not be queued; retry")
     return Submitted(job, repeated=False)
+
+
+def _queue(operation: str, messages: list[ItemMessage]) -> list[int]:
+    """Send every item, a few SendMessageBatch calls at once; the indexes that were not queued (none when
+    all were). After a failure no further call starts."""
+    chunks = [messages[start : start + _CHUNK] for start in range(0, len(messages), _CHUNK)]
+    with ThreadPoolExecutor(_PARALLEL_SENDS) as pool:
+        # Each call runs in a copy of this context: the request's deadline sets the AWS client's timeouts.
+        sends = {pool.submit(contextvars.copy_context().run, send_items, operation, chunk): chunk
+                 for chunk in chunks}
+        _, pending = wait(sends, return_when=FIRST_EXCEPTION)
+        for send in pending:
+            send.cancel()
+    failures = [send.exception() for send in sends if not send.cancelled() and send.exception() is not None]
+    if failures:
+        logger.error("queueing a batch failed; cancelling what was not queued", exc_info=failures[0])
+    return sorted(message.index for send, chunk in sends.items()
+                  if send.cancelled() or send.exception() is not None for message in chunk)
 
 
 def _check_profiles(caller: Caller, requests: tuple[dict[str, Any], ...]) -> None:
@@ -129,12 +147,12 @@ def earlier_job(record_pk: str, payload_hash: str) -> Job | None:
     return job
 
 
-def _abandon(job: Job, sent: int) -> None:
+def _abandon(job: Job, unsent: list[int]) -> None:
     """Cancel the job: the items that were queued finish as cancelled when they come up; the rest are
     finished (and refunded) here."""
     job_store.cancel_job(job.job_id)
     job.status = "cancelling"
-    for index in range(sent, job.total):
+    for index in unsent:
         token = str(uuid.uuid4())
         if job_store.claim_item(job.job_id, index, token, 60_000) == "claimed":
             job_store.finish_item(
