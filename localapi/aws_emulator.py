@@ -60,6 +60,7 @@ class AwsEmulator:
     def create_resources(self, template: dict[str, Any], resolver: Resolver) -> None:
         create_template_resources(self._client("dynamodb"), self._client("s3"), template, resolver)
         create_template_queues(self._client("sqs"), template, resolver)
+        create_template_schedule_groups(self._client("scheduler"), template)
 
     def create_keys(self, template: dict[str, Any]) -> dict[str, tuple[str, str]]:
         """A KMS key for each of the template's keys: logical id -> (key id, ARN), what Ref and GetAtt
@@ -104,6 +105,17 @@ _QUEUE_ATTRIBUTES = ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySecond
 
 def local_queue_name(logical_id: str) -> str:
     return f"webcapture-local-{logical_id}"
+
+
+def local_schedule_group(logical_id: str) -> str:
+    return f"webcapture-local-{logical_id}"
+
+
+def create_template_schedule_groups(scheduler: Any, template: dict[str, Any]) -> None:
+    """Every EventBridge Scheduler group of the template (monitors' schedules live in one)."""
+    for logical_id, resource in template.get("Resources", {}).items():
+        if resource["Type"] == "AWS::Scheduler::ScheduleGroup":
+            scheduler.create_schedule_group(Name=local_schedule_group(logical_id))
 
 
 def create_template_queues(sqs: Any, template: dict[str, Any], resolver: Resolver) -> None:

@@ -10,12 +10,13 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from localapi.aws_emulator import LOCAL_REGION, AwsEmulator, local_queue_name
+from localapi.aws_emulator import LOCAL_REGION, AwsEmulator, local_queue_name, local_schedule_group
 from localapi.cfn_template import Resolver, load_template, read_api, read_queue_sources
 from localapi.gateway import LocalGateway
 from localapi.lambda_runtime import DEFAULT_MAX_CONTAINERS, FunctionContainers, reap_orphans
 from localapi.ports import ensure_free
 from localapi.queue_pollers import QueuePoller
+from localapi.scheduler_player import SchedulerPlayer
 from webcapture.browser.launch import processes
 from webcapture.settings import Settings
 
@@ -39,6 +40,7 @@ class LocalStack:
     _thread: threading.Thread | None = None
     _containers: dict[str, FunctionContainers] = field(default_factory=dict)
     _pollers: list[QueuePoller] = field(default_factory=list)
+    _player: SchedulerPlayer | None = None
     _stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -93,6 +95,11 @@ class LocalStack:
                                  queue_arn=resolver.attributes[f"{source.queue}.Arn"])
             poller.start()
             self._pollers.append(poller)
+        # EventBridge Scheduler's part: moto keeps the schedules, this fires them on time.
+        groups = tuple(local_schedule_group(name) for name, resource in template["Resources"].items()
+                       if resource["Type"] == "AWS::Scheduler::ScheduleGroup")
+        self._player = SchedulerPlayer(self.aws.client("scheduler"), sqs, groups)
+        self._player.start()
         # What a killed container leaves (its Chromium, its driver) is orphaned; as their subreaper this
         # process reaps them, or they would stay zombies on a PID 1 that does not reap.
         processes.become_subreaper()
@@ -112,6 +119,8 @@ class LocalStack:
                 names[logical_id] = LOCAL_BUCKET
             elif resource["Type"] == "AWS::CloudFront::Distribution":
                 names[logical_id] = ""  # none locally: moto serves the files, nothing to invalidate
+            elif resource["Type"] == "AWS::Scheduler::ScheduleGroup":
+                names[logical_id] = local_schedule_group(logical_id)
         files_domain = f"{self.aws.endpoint.split('://', 1)[-1]}/{LOCAL_BUCKET}"
         attributes = {"FilesDistribution.DomainName": files_domain,
                       **{f"{logical_id}.Arn": arn for logical_id, (_, arn) in keys.items()}}
@@ -120,6 +129,9 @@ class LocalStack:
                 queue = local_queue_name(logical_id)
                 names[logical_id] = f"{self.aws.endpoint}/{LOCAL_ACCOUNT}/{queue}"
                 attributes[f"{logical_id}.Arn"] = f"arn:aws:sqs:{LOCAL_REGION}:{LOCAL_ACCOUNT}:{queue}"
+            elif resource["Type"] == "AWS::IAM::Role":  # moto's scheduler takes any role ARN
+                role = f"webcapture-local-{logical_id}"
+                attributes[f"{logical_id}.Arn"] = f"arn:aws:iam::{LOCAL_ACCOUNT}:role/{role}"
         return Resolver(template, physical_names=names, attributes=attributes, parameters=self.parameters)
 
     def _local_environment(self) -> dict[str, str]:
@@ -129,6 +141,7 @@ class LocalStack:
             "AWS_ENDPOINT_URL_S3": endpoint,
             "AWS_ENDPOINT_URL_SQS": endpoint,
             "AWS_ENDPOINT_URL_KMS": endpoint,
+            "AWS_ENDPOINT_URL_SCHEDULER": endpoint,
             # moto serves objects path-style without auth: the local stand-in for CloudFront.
             "PUBLIC_BASE_URL": f"{endpoint}/{LOCAL_BUCKET}",
             "AWS_DEFAULT_REGION": "us-east-1",
@@ -140,13 +153,16 @@ class LocalStack:
         """What the functions see for their AWS resources (tests point their own clients at the same)."""
         names = ("API_KEYS_TABLE", "FILES_TABLE", "SIGNING_SECRETS_TABLE", "FILES_BUCKET", "PUBLIC_BASE_URL",
                  "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS", "JOBS_TABLE",
-                 "WEBHOOKS_QUEUE_URL", "PROFILES_TABLE", "PROFILES_KMS_KEY_ID")
+                 "WEBHOOKS_QUEUE_URL", "PROFILES_TABLE", "PROFILES_KMS_KEY_ID", "MONITORS_TABLE",
+                 "MONITORS_SCHEDULE_GROUP", "AWS_ENDPOINT_URL_SCHEDULER")
         queues = {name: value for name, value in os.environ.items()
                   if name.startswith("JOBS_QUEUE_") and name.endswith("_URL")}
         return {**{name: os.environ[name] for name in names}, **queues}
 
     def stop(self) -> None:
         self._stopping.set()
+        if self._player is not None:
+            self._player.stop()
         for poller in self._pollers:
             poller.stop()
         if self._server is not None:

@@ -58,6 +58,24 @@ def stored_files(prefix: str) -> str:
 
 PROXIES_SECRET = secret_statement("HasUpstreamProxies", "UpstreamProxiesSecret")
 
+# A monitor's check on its operation's function (docs/monitors.md#checks): the monitor read, the check's
+# item written and the last completed one queried, its data too large for an item in S3; the check's job
+# created with its credits reserved (the key read when that fails) and its result read back.
+MONITOR_CHECKS = """\
+            - Effect: Allow
+              Action: [dynamodb:GetItem, dynamodb:PutItem, dynamodb:Query]
+              Resource: !GetAtt MonitorsTable.Arn
+            - Effect: Allow
+              Action: [s3:GetObject, s3:PutObject]
+              Resource: !Sub "${FilesBucket.Arn}/monitors/*"
+            - Effect: Allow
+              Action: dynamodb:Query
+              Resource: !GetAtt JobsTable.Arn
+            - Effect: Allow
+              Action: dynamodb:GetItem
+              Resource: !GetAtt ApiKeysTable.Arn
+"""
+
 
 @dataclass(frozen=True)
 class BrowserFunction:
@@ -77,7 +95,7 @@ FUNCTIONS = (
             - Effect: Allow
               Action: dynamodb:GetItem
               Resource: !GetAtt SigningSecretsTable.Arn # signed links (docs/cache-and-signed-links.md)
-""" + stored_files("screenshots"),
+""" + stored_files("screenshots") + MONITOR_CHECKS,
         events="""\
         SignedScreenshot:
           # A signed link carries its own proof (HMAC of the query): no authorizer.
@@ -97,8 +115,8 @@ FUNCTIONS = (
           OPENAI_API_KEY_SECRET: !Ref OpenAiApiKeySecret
           OPENAI_BASE_URL: !Ref OpenAiBaseUrl
 """,
-        statements=secret_statement("HasAiSecret", "OpenAiApiKeySecret")),
-    BrowserFunction("Markdown", "markdown", "markdown"),
+        statements=secret_statement("HasAiSecret", "OpenAiApiKeySecret") + MONITOR_CHECKS),
+    BrowserFunction("Markdown", "markdown", "markdown", statements=MONITOR_CHECKS),
     BrowserFunction("Content", "content", "content"),
     BrowserFunction(
         "Pdf", "pdf", "pdf",

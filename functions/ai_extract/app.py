@@ -16,6 +16,7 @@ from webcapture.edge.middleware import create_resolver
 from webcapture.edge.requests import current_caller, request_body
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import AiExtractRequest
+from webcapture.monitors.check_worker import MonitorChecks
 from webcapture.observability import tracer
 from webcapture.operations.extract_from_page import extract_from_page
 
@@ -32,4 +33,5 @@ def ai_extract() -> Response[Any]:
 
 
 # The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs).
-lambda_handler = entry_point(app, ItemRunner(Operation.AI_EXTRACT, extract_from_page))
+# Batch items and monitors' checks alike (docs/monitors.md#checks).
+lambda_handler = entry_point(app, MonitorChecks(ItemRunner(Operation.AI_EXTRACT, extract_from_page)))

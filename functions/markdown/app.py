@@ -16,6 +16,7 @@ from webcapture.edge.middleware import create_resolver
 from webcapture.edge.requests import current_caller, request_body
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import MarkdownRequest
+from webcapture.monitors.check_worker import MonitorChecks
 from webcapture.observability import tracer
 from webcapture.operations.page_markdown import page_markdown
 
@@ -32,4 +33,5 @@ def markdown() -> Response[Any]:
 
 
 # The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs).
-lambda_handler = entry_point(app, ItemRunner(Operation.MARKDOWN, page_markdown))
+# Batch items and monitors' checks alike (docs/monitors.md#checks).
+lambda_handler = entry_point(app, MonitorChecks(ItemRunner(Operation.MARKDOWN, page_markdown)))

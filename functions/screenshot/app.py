@@ -18,6 +18,7 @@ from webcapture.edge.requests import current_caller, request_body
 from webcapture.errors import InvalidSignature, Unauthorized
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ScreenshotRequest
+from webcapture.monitors.check_worker import MonitorChecks
 from webcapture.observability import tracer
 from webcapture.operations.signed_screenshot import capture_signed_screenshot, signed_request
 from webcapture.operations.take_screenshot import (
@@ -55,8 +56,8 @@ def signed_screenshot() -> Response[Any]:
     return response
 
 
-# The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs); an item
-# shares the cache entry of the stored JSON answer.
+# The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs), and for
+# monitors' checks (docs/monitors.md#checks); an item shares the cache entry of the stored JSON answer.
 items = ItemRunner(Operation.SCREENSHOT, screenshot_job_item,
                    sync_request=stored_screenshot_request, form="json")
-lambda_handler = entry_point(app, items)
+lambda_handler = entry_point(app, MonitorChecks(items))

@@ -35,7 +35,11 @@ ACTIONS = {
     "change_message_visibility": "sqs:ChangeMessageVisibility",
     "change_message_visibility_batch": "sqs:ChangeMessageVisibility",
     "receive_message": "sqs:ReceiveMessage", "get_queue_url": "sqs:GetQueueUrl",
+    "create_schedule": "scheduler:CreateSchedule", "update_schedule": "scheduler:UpdateSchedule",
+    "delete_schedule": "scheduler:DeleteSchedule", "get_schedule": "scheduler:GetSchedule",
 }
+# A schedule is created or changed with the role it sends with: that is iam:PassRole on the role.
+PASSES_ROLE = {"scheduler:CreateSchedule", "scheduler:UpdateSchedule"}
 # Transactions: each item's kind is its action, on the table the item names.
 TRANSACTIONS = {"transact_write_items", "transact_get_items"}
 TRANSACTION_ITEMS = {"Put": "dynamodb:PutItem", "Update": "dynamodb:UpdateItem", "Delete": "dynamodb:DeleteItem",
@@ -45,15 +49,20 @@ CONSTRUCTORS = {"SecretsProvider": "secretsmanager:GetSecretValue"}
 # Settings fields that name a resource of the template.
 TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable",
           "signing_secrets_table": "SigningSecretsTable", "jobs_table": "JobsTable",
-          "profiles_table": "ProfilesTable"}
+          "profiles_table": "ProfilesTable", "monitors_table": "MonitorsTable"}
 BUCKETS = {"files_bucket": "FilesBucket"}
 QUEUES = {"webhooks_queue": "WebhooksQueue", "crawl_queue": "CrawlJobsQueue"}
 JOB_QUEUES_FIELD = "job_queues"  # (operation, URL) of every operation's work queue
 # Operation members (webcapture.credits.Operation) whose batch items have a work queue.
 JOB_QUEUES = {"SCREENSHOT": "ScreenshotJobsQueue", "LINKS": "LinksJobsQueue", "AI_EXTRACT": "AiExtractJobsQueue",
               "MARKDOWN": "MarkdownJobsQueue", "CONTENT": "ContentJobsQueue", "PDF": "PdfJobsQueue"}
+# (operation, URL) of the work queues of the operations a monitor runs: a check queued by `run`.
+MONITOR_QUEUES_FIELD = "monitor_queues"
+MONITOR_QUEUES = {"ScreenshotJobsQueue", "MarkdownJobsQueue", "AiExtractJobsQueue"}
 ITEM_RUNNER = "ItemRunner"
 DISTRIBUTIONS = {"files_distribution_id": "FilesDistribution"}
+SCHEDULE_GROUPS = {"monitors_schedule_group": "MonitorsScheduleGroup"}
+ROLES = {"monitors_scheduler_role_arn": "MonitorsSchedulerRole"}
 SECRET = "secret"
 PACKAGE = "webcapture"
 
@@ -251,13 +260,17 @@ def aws_calls(code: CodeBase, handler_module: str, handler_path: Path,
         fields = set().union(*(h.fields for h in helpers))
         strings = set().union(*(h.strings for h in helpers))
         for action in actions:
-            if action.startswith("sqs:") and JOB_QUEUES_FIELD in fields:
+            if action.startswith("sqs:") and MONITOR_QUEUES_FIELD in fields:
+                needed |= {(action, queue) for queue in MONITOR_QUEUES}
+            elif action.startswith("sqs:") and JOB_QUEUES_FIELD in fields:
                 if QUEUES.keys() & fields:
                     raise UnclearResource(f"{node.module}.{node.name} calls {action} on a work queue and "
                                           f"{sorted(QUEUES.keys() & fields)}")
                 needed |= {(action, queue) for queue in queues(node)}
             else:
                 needed.add((action, _resource(action, fields, strings, indexes, node)))
+            if action in PASSES_ROLE:
+                needed.add(("iam:PassRole", _resource("iam:PassRole", fields, strings, indexes, node)))
     return needed
 
 
@@ -344,7 +357,8 @@ def _resource(action: str, fields: set[str], strings: set[str], indexes: dict[st
     if action.startswith("secretsmanager:"):
         return SECRET
     pool = (TABLES if action.startswith("dynamodb:") else DISTRIBUTIONS if action.startswith("cloudfront:")
-            else QUEUES if action.startswith("sqs:") else BUCKETS)
+            else QUEUES if action.startswith("sqs:") else SCHEDULE_GROUPS if action.startswith("scheduler:")
+            else ROLES if action.startswith("iam:") else BUCKETS)
     named = {pool[f] for f in fields if f in pool}
     if len(named) != 1:
         raise UnclearResource(f"{where} calls {action} on {sorted(named) or 'an unnamed resource'}")

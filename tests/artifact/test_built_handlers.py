@@ -92,7 +92,7 @@ def test_every_function_has_an_event(functions: dict[str, BuiltFunction]) -> Non
                "JobsFunction": "jobs_get",
                "WebhooksFunction": "webhook_delivery", "WebhookSecretFunction": "webhook_secret",
                "SigningSecretFunction": "signing_secret", "ProfilesFunction": "profiles",
-               "McpFunction": "mcp"}
+               "MonitorsFunction": "monitors", "McpFunction": "mcp"}
     assert set(functions) == set(sources), "a function was added or renamed: give it an events/ file here"
     assert set(sources.values()) <= events
 

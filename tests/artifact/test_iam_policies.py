@@ -36,6 +36,9 @@ def resource_id(resource: Any) -> str:
         if distribution := re.fullmatch(r"arn:\$\{AWS::Partition\}:cloudfront::\$\{AWS::AccountId\}:"
                                         r"distribution/\$\{(\w+)\}", text):
             return distribution.group(1)
+        if group := re.fullmatch(r"arn:\$\{AWS::Partition\}:scheduler:\$\{AWS::Region\}:\$\{AWS::AccountId\}:"
+                                 r"schedule/\$\{(\w+)\}/\*", text):
+            return group.group(1)  # the schedules of one group
         match = re.fullmatch(r"\$\{(\w+)\.Arn\}(/index/[\w.-]+|/[\w/*-]*)?", text)
         assert match, f"unexpected resource {text}"
         logical_id, suffix = match.groups()
@@ -103,11 +106,16 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
                 ("s3:DeleteObject", "FilesBucket")}
     browser = {("dynamodb:UpdateItem", "ApiKeysTable"), ("secretsmanager:GetSecretValue", SECRET),
                ("s3:GetObject", "FilesBucket"), ("s3:PutObject", "FilesBucket")} | jobs_items | profiles
-    assert needed("MarkdownFunction") == browser | {("sqs:SendMessage", "MarkdownJobsQueue")}
+    # A monitor's check (docs/monitors.md#checks) on the functions of the operations a monitor runs: the
+    # monitor and its checks, the check's job created (the key read when it cannot pay) and its result read.
+    checks = {("dynamodb:GetItem", "MonitorsTable"), ("dynamodb:PutItem", "MonitorsTable"),
+              ("dynamodb:Query", "MonitorsTable"), ("dynamodb:Query", "JobsTable"),
+              ("dynamodb:GetItem", "ApiKeysTable")}
+    assert needed("MarkdownFunction") == browser | checks | {("sqs:SendMessage", "MarkdownJobsQueue")}
     assert needed("ContentFunction") == browser | {("sqs:SendMessage", "ContentJobsQueue")}
     # Stores its file the same way; the screenshot function also reads signing secrets (signed links).
     assert (needed("PdfFunction") - {("sqs:SendMessage", "PdfJobsQueue")}
-            | {("dynamodb:GetItem", "SigningSecretsTable"), ("sqs:SendMessage", "ScreenshotJobsQueue")}
+            | {("dynamodb:GetItem", "SigningSecretsTable"), ("sqs:SendMessage", "ScreenshotJobsQueue")} | checks
             == needed("ScreenshotFunction"))
     assert ("s3:DeleteObject", "FilesBucket") in needed("FilesDeleteFunction")
     # A batch reserves its credits on the key and creates its job in one transaction, then queues its items
@@ -131,6 +139,18 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
         ("dynamodb:DeleteItem", "ProfilesTable"), ("dynamodb:Query", "ProfilesTable"),
         ("s3:PutObject", "FilesBucket"), ("s3:DeleteObject", "FilesBucket")}
     assert ("dynamodb:GetItem", "ProfilesTable") in needed("BatchFunction")
+    # The monitor routes: monitors and the per-user count (transactions), the profile a request names, and
+    # the schedules of the stack's group, created and changed with the scheduler's role; `run` queues a
+    # check on the work queue of an operation a monitor runs, and a check's large data is read from S3.
+    assert needed("MonitorsFunction") == {
+        ("sqs:SendMessage", "ScreenshotJobsQueue"), ("sqs:SendMessage", "MarkdownJobsQueue"),
+        ("sqs:SendMessage", "AiExtractJobsQueue"), ("s3:GetObject", "FilesBucket"),
+        ("dynamodb:UpdateItem", "ApiKeysTable"), ("dynamodb:GetItem", "MonitorsTable"),
+        ("dynamodb:PutItem", "MonitorsTable"), ("dynamodb:UpdateItem", "MonitorsTable"),
+        ("dynamodb:DeleteItem", "MonitorsTable"), ("dynamodb:Query", "MonitorsTable"),
+        ("dynamodb:GetItem", "ProfilesTable"), ("scheduler:CreateSchedule", "MonitorsScheduleGroup"),
+        ("scheduler:UpdateSchedule", "MonitorsScheduleGroup"), ("scheduler:DeleteSchedule", "MonitorsScheduleGroup"),
+        ("iam:PassRole", "MonitorsSchedulerRole")}
     assert needed("SigningSecretFunction") >= {("dynamodb:GetItem", "SigningSecretsTable"),
                                                ("dynamodb:PutItem", "SigningSecretsTable")}
     # A function that runs no batch items never reaches the job store or the queues.

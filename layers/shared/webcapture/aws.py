@@ -74,6 +74,11 @@ def sqs_client() -> SQSClient:
     return cast("SQSClient", _client("sqs", _read_timeout()))
 
 
+def scheduler_client() -> Any:
+    """EventBridge Scheduler (monitors' schedules); boto3's own typing, no stubs package for it."""
+    return _client("scheduler", _read_timeout())
+
+
 def cloudfront_client() -> CloudFrontClient:
     return cast("CloudFrontClient", _client("cloudfront", _read_timeout()))
 
@@ -86,7 +91,7 @@ def _dynamodb_table(name: str, read_timeout: int) -> Table:
 
 
 @lru_cache(maxsize=32)
-def _client(service: Literal["s3", "dynamodb", "sqs", "cloudfront"], read_timeout: int) -> Any:
+def _client(service: Literal["s3", "dynamodb", "sqs", "cloudfront", "scheduler"], read_timeout: int) -> Any:
     return boto3.client(service, config=_config(read_timeout))
 
 

@@ -88,6 +88,16 @@ def _job_queues() -> tuple[tuple[str, str], ...]:
     return tuple((op, url) for op, url in found if url)
 
 
+# The operations a monitor can watch (docs/monitors.md), each with its work queue's ARN for the schedules.
+MONITOR_OPERATIONS = ("screenshot", "markdown", "ai-extract")
+
+
+def _monitor_targets() -> tuple[tuple[str, str], ...]:
+    found = ((op, os.environ.get(f"MONITORS_TARGET_{op.upper().replace('-', '_')}_ARN", "").strip())
+             for op in MONITOR_OPERATIONS)
+    return tuple((op, arn) for op, arn in found if arn)
+
+
 def _default_cache_dir() -> Path:
     # Lambda only lets us write to /tmp; elsewhere keep unpacked browsers out of the repo's way.
     if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
@@ -110,6 +120,13 @@ class Settings:
     # (none: S3's own aws/s3 key, still SSE-KMS).
     profiles_table: str = _env("PROFILES_TABLE", _text, "Profiles")
     profiles_kms_key: str | None = _env("PROFILES_KMS_KEY_ID", _optional, None)
+    # Monitors (docs/monitors.md): their table, the stack's EventBridge Scheduler group their schedules live
+    # in, the role the scheduler sends to the work queues with, and each operation's work queue ARN
+    # (MONITORS_TARGET_<OPERATION>_ARN), what a schedule targets.
+    monitors_table: str = _env("MONITORS_TABLE", _text, "Monitors")
+    monitors_schedule_group: str = _env("MONITORS_SCHEDULE_GROUP", _text, "default")
+    monitors_scheduler_role_arn: str = _env("MONITORS_SCHEDULER_ROLE_ARN", _text, "")
+    monitor_targets: tuple[tuple[str, str], ...] = ()  # (operation, queue ARN)
 
     # Authentication (docs/api.md#authentication)
     jwt_jwks_url: str | None = _env("JWT_JWKS_URL", _optional, None)
@@ -166,6 +183,8 @@ class Settings:
     # Asynchronous jobs (docs/jobs.md#jobs): the jobs table, one work queue per operation, the webhooks queue.
     jobs_table: str = _env("JOBS_TABLE", _text, "Jobs")
     job_queues: tuple[tuple[str, str], ...] = ()  # (operation, queue URL)
+    # The work queues of the operations a monitor runs (operation, URL): where `run` queues a check.
+    monitor_queues: tuple[tuple[str, str], ...] = ()
     webhooks_queue: str = _env("WEBHOOKS_QUEUE_URL", _text, "")
     # A crawl's pages (docs/crawl-and-map.md#crawl-and-map): one message per page, on the crawl function's own
     # queue.
@@ -193,11 +212,13 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
-        # Every field declared with _env, then the two whose reading is their own.
+        # Every field declared with _env, then the three whose reading is their own.
         read = {f.name: f.metadata["read"](f.metadata["env"], f.default) for f in fields(cls) if f.metadata}
         return cls(
             cache_dir=Path(os.environ.get("WEBCAPTURE_CACHE_DIR", "") or _default_cache_dir()),
             job_queues=_job_queues(),
+            monitor_queues=tuple((op, url) for op, url in _job_queues() if op in MONITOR_OPERATIONS),
+            monitor_targets=_monitor_targets(),
             **read,
         )
 

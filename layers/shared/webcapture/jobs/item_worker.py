@@ -89,17 +89,23 @@ def handle_records(
 
 
 def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float], runner: ItemRunner) -> None:
-    body = record["body"]
+    run_item(record["body"], receive_count(record), remaining_ms, runner, BATCH_ITEM)
+
+
+def run_item(body: str, receives: int, remaining_ms: Callable[[], float], runner: ItemRunner,
+             kind: ItemKind) -> None:
+    """One item message (`body`, an ItemMessage's JSON, sent back as it is when the item must wait): claimed,
+    run and finished as `kind` says (a monitor's check settles as a check, webcapture.monitors)."""
     message = ItemMessage.from_json(body)
     budget_ms = min(
         float(message.timeout_ms or get_settings().request_budget_ms),
         remaining_ms() - request_scope.ANSWER_MARGIN_MS,
     )
     delivery = Delivery(
-        message.job_id, message.index, receive_count(record), hold_ms=int(budget_ms) + CLAIM_GRACE_MS,
+        message.job_id, message.index, receives, hold_ms=int(budget_ms) + CLAIM_GRACE_MS,
         send_later=lambda seconds: send_item_later(runner.operation, body, seconds),
     )
-    deliver(delivery, BATCH_ITEM, lambda job: _run(job, message, runner, budget_ms))
+    deliver(delivery, kind, lambda job: _run(job, message, runner, budget_ms))
 
 
 def _caller(job: Job, message: ItemMessage) -> Caller:

@@ -308,6 +308,12 @@ def get_job(job_id: str) -> Job | None:
     return None if item is None else Job.from_item(item)
 
 
+def job_part(job_id: str, sk: str) -> dict[str, Any] | None:
+    """Another item of the job's partition, written with the job (`NewJob.first_items`), or None."""
+    item = _table().get_item(Key={"pk": _pk(job_id), "sk": sk}, ConsistentRead=True).get("Item")
+    return None if item is None else dict(from_dynamo(item))
+
+
 def _update_if(**update: Any) -> bool:
     """One conditional update_item; False when its condition did not hold (nothing written)."""
     try:

@@ -29,7 +29,8 @@ def owned_job(caller: Caller, job_id: str) -> Job:
     return job
 
 
-def _limit(raw: str | None) -> int:
+def page_limit(raw: str | None) -> int:
+    """A page's `limit` query value: 1..100, default 50 (jobs' results and monitors' checks alike)."""
     if raw is None:
         return DEFAULT_LIMIT
     if not raw.isdigit():
@@ -101,7 +102,7 @@ def _after(job: Job, cursor: str | None) -> int:
 
 
 def job_data(job: Job, *, limit: str | None = None, cursor: str | None = None) -> dict[str, Any]:
-    page_size, after = _limit(limit), _after(job, cursor)
+    page_size, after = page_limit(limit), _after(job, cursor)
     results, last = job_store.results_page(job.job_id, after, page_size)
     data: dict[str, Any] = {
         "jobId": job.job_id,

@@ -34,7 +34,8 @@ def _payload(job: Job, event_type: str, status: str) -> dict[str, Any]:
     }
 
 
-def _queue(job: Job, payload: dict[str, Any]) -> None:
+def queue_event(job: Job, payload: dict[str, Any]) -> None:
+    """One event for the job's webhook, queued for delivery (a monitor's check sends its own through here)."""
     if not get_settings().webhooks_queue:
         return  # no webhooks queue configured (a deployment without webhooks)
     send_webhook_event(
@@ -53,7 +54,7 @@ def job_finished(job: Job) -> None:
     """The job has just taken its final status (completed, failed or cancelled)."""
     event_type = f"job.{job.status}"
     if _subscribed(job, event_type):
-        _queue(job, _payload(job, event_type, job.status))
+        queue_event(job, _payload(job, event_type, job.status))
 
 
 def item_finished(job: Job, index: int, outcome: Outcome) -> None:
@@ -67,4 +68,4 @@ def item_finished(job: Job, index: int, outcome: Outcome) -> None:
         payload["data"] = outcome.data
     else:
         payload["error"] = outcome.error
-    _queue(job, payload)
+    queue_event(job, payload)

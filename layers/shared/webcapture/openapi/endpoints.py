@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from webcapture.credits import Operation
 from webcapture.models import profiles, requests, site_requests
-from webcapture.openapi import answer_models, job_models, mcp_models
+from webcapture.openapi import answer_models, job_models, mcp_models, monitor_models
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
 
@@ -77,6 +77,14 @@ _BROWSER = tuple(_BROWSER_ERRORS.items())
 _PROFILE_ID: tuple[dict[str, object], ...] = (
     {"name": "profileId", "in": "path", "required": True, "schema": {"type": "string"}},)
 _PROFILE_404 = ((404, "NOT_FOUND: no such profile of yours (another user's and a deleted one alike)"),)
+_MONITOR_ID: tuple[dict[str, object], ...] = (
+    {"name": "monitorId", "in": "path", "required": True, "schema": {"type": "string"}},)
+_MONITOR_404 = (404, "NOT_FOUND: no such monitor of yours (another user's and a deleted one alike)")
+_MONITOR_400 = (400, "INVALID_JSON; URL_NOT_ALLOWED: the URL or the webhook URL is refused by the egress "
+                     "policy")
+_MONITOR_EXAMPLE: dict[str, object] = {
+    "url": "https://example.com/pricing", "operation": "markdown", "schedule": "rate(1 hour)",
+    "webhook": {"url": "https://hooks.example.com/webcapture"}}
 
 
 def _web(
@@ -305,6 +313,44 @@ ENDPOINTS: tuple[Endpoint, ...] = (
          "origins": [{"origin": "https://app.example.com",
                       "localStorage": [{"name": "token", "value": "..."}]}]},
         parameters=_PROFILE_ID, errors=(*_PROFILE_404, (413, "PAYLOAD_TOO_LARGE: a state over 1 MB"))),
+    Endpoint(
+        "post", "/v1/monitors", "createMonitor", "Watch a page on a schedule",
+        "One EventBridge schedule per monitor runs a check of the page (the operation with `request`) and "
+        "compares it with the last one. The routes are free; each check costs its operation's credits. At "
+        "most 100 a user.", Operation.API_KEYS_LIST, monitor_models.MonitorData, monitor_models.MonitorCreate,
+        _MONITOR_EXAMPLE, status=201,
+        errors=(_MONITOR_400, (404, "NOT_FOUND: `request.profile.id` is not a profile of yours"),
+                (409, "LIMIT_REACHED: you have 100 monitors already"))),
+    Endpoint(
+        "get", "/v1/monitors", "listMonitors", "Your monitors", "Oldest first, each with its next run.",
+        Operation.API_KEYS_LIST, monitor_models.MonitorsData),
+    Endpoint(
+        "get", "/v1/monitors/{monitorId}", "getMonitor", "A monitor", "Its settings and its next run.",
+        Operation.API_KEYS_LIST, monitor_models.MonitorData, parameters=_MONITOR_ID, errors=(_MONITOR_404,)),
+    Endpoint(
+        "patch", "/v1/monitors/{monitorId}", "updateMonitor", "Change a monitor",
+        "Any field but `url` and `operation`; `enabled: false` pauses its schedule. A changed schedule "
+        "starts afresh.", Operation.API_KEYS_LIST, monitor_models.MonitorData, monitor_models.MonitorUpdate,
+        {"schedule": "cron(0 9 ? * MON-FRI *)", "timezone": "Europe/Berlin"}, parameters=_MONITOR_ID,
+        errors=(_MONITOR_400, _MONITOR_404)),
+    Endpoint(
+        "delete", "/v1/monitors/{monitorId}", "deleteMonitor", "Delete a monitor",
+        "The monitor and its schedule, at once.", Operation.API_KEYS_LIST, monitor_models.MonitorDeletedData,
+        parameters=_MONITOR_ID, errors=(_MONITOR_404,)),
+    Endpoint(
+        "post", "/v1/monitors/{monitorId}/run", "runMonitor", "Check a monitor now",
+        "Queues a check at once, enabled or not (202); it runs, costs and is compared as a scheduled one.",
+        Operation.API_KEYS_LIST, monitor_models.MonitorRunData, parameters=_MONITOR_ID, status=202,
+        errors=(_MONITOR_404,)),
+    Endpoint(
+        "get", "/v1/monitors/{monitorId}/checks", "listMonitorChecks", "A monitor's checks",
+        "Newest first, `limit` (1..100, default 50) at a time; `next` is the cursor of the next page. Kept "
+        "30 days.", Operation.API_KEYS_LIST, monitor_models.MonitorChecksData,
+        parameters=(*_MONITOR_ID,
+                    {"name": "limit", "in": "query", "required": False,
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                    {"name": "cursor", "in": "query", "required": False, "schema": {"type": "string"}}),
+        errors=(_MONITOR_404, (422, "limit out of range, or a cursor not made for this monitor's checks"))),
     Endpoint(
         "get", "/v1/signing/secret", "signingSecret", "Your signing secret",
         "The secret that signs your links to GET /v1/render/screenshot, made on first use. Signed links are "
