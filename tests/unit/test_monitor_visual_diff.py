@@ -52,7 +52,7 @@ def test_identical_captures_are_no_change_and_no_box() -> None:
     page = capture((400, 300, 100, 100, (30, 90, 200)))
     diff = visual_diff(page, page)
     assert (diff.changed_ratio, diff.boxes, diff.changed) == (0, (), False)
-    assert Image.open(io.BytesIO(diff.marked_png)).tobytes() == Image.open(io.BytesIO(page)).tobytes()
+    assert diff.marked_png == page  # nothing to mark: the new capture as it came
 
 
 def test_two_changes_far_apart_are_two_boxes() -> None:
@@ -115,6 +115,18 @@ def test_jpeg_captures_are_compared_and_marked_as_png() -> None:
     diff = visual_diff(before, after)
     assert len(diff.boxes) == 1 and near(diff.boxes[0], 400, 300, 100, 100)
     assert diff.marked_png.startswith(b"\x89PNG")
+
+
+def test_a_transparent_capture_against_an_opaque_one_compares_alpha_and_stays_transparent() -> None:
+    opaque = Image.new("RGBA", (200, 100), (*PAGE_COLOUR, 255))
+    see_through = opaque.copy()
+    see_through.paste((0, 0, 0, 0), (50, 20, 90, 60))  # a transparent hole, 40x40
+    rgb, rgba = io.BytesIO(), io.BytesIO()
+    opaque.convert("RGB").save(rgb, format="PNG")
+    see_through.save(rgba, format="PNG")
+    diff = visual_diff(rgb.getvalue(), rgba.getvalue())
+    assert diff.boxes == (Box(50, 20, 40, 40),)
+    assert Image.open(io.BytesIO(diff.marked_png)).mode == "RGBA"
 
 
 @pytest.mark.parametrize(("previous", "new", "message"), [
