@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from tests.support.png_pixels import decode_png
-from webcapture.monitors.visual_diff import MAX_BOXES, Box, visual_diff
+from webcapture.monitors.visual_diff import MAX_BOXES, Box, _by_pixels, visual_diff
 
 WIDTH, HEIGHT = 1280, 800
 PAGE_COLOUR = (245, 245, 240)
@@ -141,3 +141,25 @@ def test_bytes_that_are_no_image_are_a_value_error(previous: bytes, new: bytes, 
 def test_a_threshold_outside_0_to_1_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="threshold must be between 0 and 1"):
         visual_diff(capture(), capture(), threshold=1.5)
+
+
+SCENES = {
+    "a box in the text": [(400, 300, 100, 100, (220, 60, 40))],
+    "the top rows and the bottom rows (outlines clamped)": [(0, 0, 50, 5, (0, 0, 0)), (1200, 790, 80, 10, (9, 9, 9))],
+    "a solid area, rows chained far up": [(1100, 500, 40, 40, (120, 120, 120))],
+    "boxes whose outlines share rows": [(100, 600, 30, 30, (1, 2, 3)), (700, 610, 30, 30, (1, 2, 3))],
+    "one pixel": [(640, 400, 1, 1, (0, 0, 0))],
+}
+
+
+@pytest.mark.parametrize("scene", SCENES)
+def test_comparing_stored_rows_gives_what_decoding_whole_gives(scene: str) -> None:
+    before = capture((1100, 500, 40, 40, PAGE_COLOUR))
+    after = capture(*SCENES[scene])
+    by_rows = visual_diff(before, after)
+    whole = _by_pixels(before, after, 0.1)
+    assert (by_rows.changed_ratio, by_rows.boxes) == (whole.changed_ratio, whole.boxes)
+    assert by_rows.boxes
+    marked_rows, marked_whole = (Image.open(io.BytesIO(d.marked_png)) for d in (by_rows, whole))
+    assert marked_rows.tobytes() == marked_whole.tobytes()
+    assert marked_rows.tobytes() != Image.open(io.BytesIO(after)).tobytes()

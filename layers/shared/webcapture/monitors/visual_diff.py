@@ -4,20 +4,24 @@ check's, pixel by pixel, with Pillow doing the pixel work in C (docs/benchmarks.
 - A pixel has changed when any of its channels (red, green, blue, alpha) differs by more than
   `threshold` x 255: the default 0.1 lets a channel move by up to 25 (anti-aliasing, a JPEG's noise).
 - `changedRatio`: changed pixels / all pixels of the new capture.
-- `boxes`: the changed pixels as regions. The mask is cut into 16 px cells; cells holding a changed pixel that
-  touch (edges or corners) are one region, so changes less than about 16 px apart (the words of a paragraph)
-  are one box. Each box is the exact bounds of its region's changed pixels. More than 20 regions: the cells
-  are doubled in size until 20 or fewer remain, so every changed pixel stays inside a box.
+- `boxes`: the changed pixels as at most 20 regions (webcapture.monitors.diff_regions: changes less than
+  about 16 px apart are one box).
 - `marked_png`: the new capture with each box outlined in red (3 px, just outside the box), always as PNG,
-  written for speed (webcapture.monitors.fast_png: a 1280x8000 page's 1.5 MB capture marks to 1.7 MB).
+  written for speed (webcapture.monitors.png_rows: a 1280x8000 page's 1.5 MB capture marks to 1.7 MB).
   Nothing changed: the new capture's own bytes when it is a PNG.
 - Captures of different sizes (the page grew or shrank): every pixel counts as changed (`changedRatio` 1)
   and the one box is the whole new capture.
 
 Inputs are the captures' bytes in any format a screenshot has (PNG, JPEG, WebP). Bytes that are no image are
-a ValueError. Memory at the peak: about 16 bytes a pixel (150 MB for 1280x8000; a capture's largest, 100
-megapixels, about 1.6 GB). The two captures are decoded at once and the marked image deflated in two halves
-at once, in threads: a function with two vCPUs does both in about half the time.
+a ValueError.
+
+Two PNGs as Chromium writes them, of one size, are compared by their stored rows
+(webcapture.monitors.png_rows): a row whose stored bytes are equal, below a settled row or not looking at the
+row above, holds equal pixels; only the other rows are decoded and compared, and only the rows around the
+boxes are drawn on and stored again. Anything else (JPEG, WebP, other PNGs, different sizes) is decoded
+whole by Pillow. Memory at the peak: about 16 bytes a pixel decoded whole (150 MB for 1280x8000; 100
+megapixels, a capture's largest, about 1.6 GB), about 7 by rows. Inflating, decoding and deflating run two
+at once in threads: two vCPUs do them in about half the time.
 """
 
 from __future__ import annotations
@@ -29,28 +33,18 @@ from typing import Any
 
 from PIL import Image, ImageChops, ImageDraw, UnidentifiedImageError
 
-from webcapture.monitors.fast_png import SIGNATURE, fast_png
+from webcapture.monitors.diff_regions import CELL_PX, MAX_BOXES, Box, changed_regions
+from webcapture.monitors.png_rows import UNCHAINED, PngRows, fast_png, png_from_parts, read_png_rows
 from webcapture.pixel_limits import MAX_PIXELS
 
+__all__ = ["DEFAULT_THRESHOLD", "MAX_BOXES", "Box", "VisualDiff", "visual_diff"]
+
 DEFAULT_THRESHOLD = 0.1
-MAX_BOXES = 20
-CELL_PX = 16
 MARK_COLOUR = (255, 0, 0)
 MARK_WIDTH = 3
 
 # Captures are at most MAX_PIXELS (webcapture.pixel_limits); Pillow's own bomb guard is lower and warns.
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
-
-
-@dataclass(frozen=True)
-class Box:
-    x: int
-    y: int
-    width: int
-    height: int
-
-    def as_json(self) -> dict[str, int]:
-        return {"x": self.x, "y": self.y, "width": self.width, "height": self.height}
 
 
 @dataclass(frozen=True)
@@ -74,8 +68,93 @@ def visual_diff(previous: bytes, new: bytes, threshold: float = DEFAULT_THRESHOL
     """The new capture against the previous one (see the module's docstring); threshold in 0..1."""
     if not 0 <= threshold <= 1:
         raise ValueError(f"threshold must be between 0 and 1, not {threshold}")
-    # Pillow decodes without the GIL: the two captures at once where the function has two cores.
     with ThreadPoolExecutor(2) as pool:
+        reading = pool.submit(read_png_rows, previous)
+        after = read_png_rows(new)
+        before = reading.result()
+    if before is not None and after is not None and _alike(before, after):
+        return _by_rows(before, after, new, threshold)
+    return _by_pixels(previous, new, threshold)
+
+
+def _alike(before: PngRows, after: PngRows) -> bool:
+    return (before.width, before.height, before.colour_type) == (after.width, after.height, after.colour_type)
+
+
+def _by_rows(before: PngRows, after: PngRows, new: bytes, threshold: float) -> VisualDiff:
+    width, height = after.width, after.height
+    mask = Image.new("L", (width, height), 0)
+    for top, bottom in _unsettled_rows(before, after):
+        with ThreadPoolExecutor(2) as pool:
+            decoding = pool.submit(before.decode, top, bottom)
+            band = after.decode(top, bottom)
+            difference = ImageChops.difference(decoding.result(), band)
+        mask.paste(_over_threshold(difference, threshold), (0, top))
+    changed = mask.histogram()[255]
+    if not changed:
+        return VisualDiff(0.0, (), new, width, height)
+    boxes = changed_regions(mask)
+    return VisualDiff(round(changed / (width * height), 6), boxes, _marked_rows(after, boxes), width, height)
+
+
+def _unsettled_rows(before: PngRows, after: PngRows) -> list[tuple[int, int]]:
+    """Runs of rows whose pixels may differ, as (top, bottom exclusive); runs less than a cell apart are one.
+    A row is settled when its stored bytes are equal and the row above is settled or not looked at. Settled
+    and equal, a whole cell-high strip is passed at once."""
+    if before.filtered == after.filtered:
+        return []
+    runs: list[tuple[int, int]] = []
+    settled, size = True, after.row_bytes
+    for strip in range(0, after.height, CELL_PX):
+        end = min(strip + CELL_PX, after.height)
+        first, last = strip * size, end * size
+        if settled and before.filtered[first:last] == after.filtered[first:last]:
+            continue
+        for y in range(strip, end):
+            settled = before.row(y) == after.row(y) and (settled or after.filter_type(y) in UNCHAINED)
+            if not settled:
+                if runs and y - runs[-1][1] < CELL_PX:
+                    runs[-1] = (runs[-1][0], y + 1)
+                else:
+                    runs.append((y, y + 1))
+    return runs
+
+
+def _marked_rows(after: PngRows, boxes: tuple[Box, ...]) -> bytes:
+    """The new capture's stored rows, but those an outline crosses, and the one below each such run (whose
+    filter looked at a row that changed), decoded, drawn on and stored again unfiltered."""
+    spans: list[tuple[int, int]] = []
+    for box in sorted(boxes, key=lambda box: box.y):
+        top = max(box.y - MARK_WIDTH, 0)
+        bottom = min(box.y + box.height + MARK_WIDTH + 1, after.height)
+        if spans and top <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(bottom, spans[-1][1]))
+        else:
+            spans.append((top, bottom))
+    stored, size = memoryview(after.filtered), after.row_bytes
+    parts: list[bytes | memoryview] = []
+    done = 0
+    for top, bottom in spans:
+        parts.append(stored[done * size : top * size])
+        band = after.decode(top, bottom)
+        _outline(band, boxes, top, after.height)
+        parts += _unfiltered(band)
+        done = bottom
+    parts.append(stored[done * size :])
+    return png_from_parts(after.width, after.height, after.colour_type, parts)
+
+
+def _unfiltered(image: Image.Image) -> list[bytes | memoryview]:
+    samples = memoryview(image.tobytes())
+    stride = image.width * len(image.getbands())
+    parts: list[bytes | memoryview] = []
+    for start in range(0, len(samples), stride):
+        parts += (b"\0", samples[start : start + stride])
+    return parts
+
+
+def _by_pixels(previous: bytes, new: bytes, threshold: float) -> VisualDiff:
+    with ThreadPoolExecutor(2) as pool:  # Pillow decodes without the GIL
         decoding = pool.submit(_decoded, previous, "previous")
         after = _decoded(new, "new")
         before = decoding.result()
@@ -83,12 +162,14 @@ def visual_diff(previous: bytes, new: bytes, threshold: float = DEFAULT_THRESHOL
     if before.size != after.size:
         everything = Box(0, 0, width, height)
         return VisualDiff(1.0, (everything,), _marked(after, (everything,)), width, height)
-    mask = _changed_mask(before, after, threshold)
+    if before.mode != after.mode:  # without transparency against with: alpha 255 everywhere
+        before, after = before.convert("RGBA"), after.convert("RGBA")
+    mask = _over_threshold(ImageChops.difference(before, after), threshold)
     changed = mask.histogram()[255]
     if not changed:  # nothing to mark: the new capture as it came, when it came as PNG
-        unmarked = new if new.startswith(SIGNATURE) else fast_png(after)
+        unmarked = new if read_png_rows(new) is not None else fast_png(after)
         return VisualDiff(0.0, (), unmarked, width, height)
-    boxes = _regions(mask)
+    boxes = changed_regions(mask)
     return VisualDiff(round(changed / (width * height), 6), boxes, _marked(after, boxes), width, height)
 
 
@@ -103,92 +184,26 @@ def _decoded(data: bytes, which: str) -> Image.Image:
     return image if image.mode == mode else image.convert(mode)
 
 
-def _changed_mask(before: Image.Image, after: Image.Image, threshold: float) -> Image.Image:
-    """Mode "L": 255 where any channel differs by more than threshold x 255, 0 elsewhere. The channels are
-    folded only in the strips of rows that differ at all (a monitor's page mostly stays as it was). A capture
-    without transparency against one with it: its alpha is 255 everywhere."""
-    if before.mode != after.mode:
-        before, after = before.convert("RGBA"), after.convert("RGBA")
-    table = [255 if value > threshold * 255 else 0 for value in range(256)]
-    difference = ImageChops.difference(before, after)
-    mask = Image.new("L", after.size, 0)
-    for top, bottom in _changed_rows(difference):
-        channels = difference.crop((0, top, after.width, bottom)).split()
-        band = channels[0]
-        for channel in channels[1:]:
-            band = ImageChops.lighter(band, channel)
-        mask.paste(band.point(table), (0, top))
-    return mask
-
-
-def _changed_rows(difference: Image.Image) -> list[tuple[int, int]]:
-    """Runs of cell-high strips holding a difference, as (top, bottom exclusive); strips that touch are
-    one run."""
-    if difference.getbbox(alpha_only=False) is None:
-        return []
-    runs: list[tuple[int, int]] = []
-    for top in range(0, difference.height, CELL_PX):
-        bottom = min(top + CELL_PX, difference.height)
-        if difference.crop((0, top, difference.width, bottom)).getbbox(alpha_only=False) is not None:
-            if runs and runs[-1][1] == top:
-                runs[-1] = (runs[-1][0], bottom)
-            else:
-                runs.append((top, bottom))
-    return runs
-
-
-def _regions(mask: Image.Image) -> tuple[Box, ...]:
-    cell, grid = CELL_PX, _coarser(mask, CELL_PX)
-    cells = _components(grid)
-    while len(cells) > MAX_BOXES:
-        cell, grid = cell * 2, _coarser(grid, 2)
-        cells = _components(grid)
-    boxes = []
-    for left, top, right, bottom in cells:
-        area = (left * cell, top * cell, min(right * cell, mask.width), min(bottom * cell, mask.height))
-        bounds = mask.crop(area).getbbox()
-        if bounds is not None:
-            x0, y0, x1, y1 = bounds
-            boxes.append(Box(area[0] + x0, area[1] + y0, x1 - x0, y1 - y0))
-    return tuple(sorted(boxes, key=lambda box: (box.y, box.x)))
-
-
-def _coarser(image: Image.Image, factor: int) -> Image.Image:
-    """One pixel per factor x factor square: 255 where any pixel of the square is not 0. reduce() averages
-    with rounding, so even one 255 among 256 pixels leaves a 1; the edges are padded with 0 first."""
-    columns, rows = -(-image.width // factor), -(-image.height // factor)
-    whole = image.crop((0, 0, columns * factor, rows * factor))
-    return whole.reduce(factor).point([0] + [255] * 255)
-
-
-def _components(grid: Image.Image) -> list[tuple[int, int, int, int]]:
-    """Each group of touching marked cells (edges or corners) as its bounds in cells: left, top, right,
-    bottom, the last two exclusive."""
-    columns, rows = grid.size
-    marked = {index for index, value in enumerate(grid.tobytes()) if value}
-    found = []
-    while marked:
-        stack = [marked.pop()]
-        left, top, right, bottom = columns, rows, 0, 0
-        while stack:
-            y, x = divmod(stack.pop(), columns)
-            left, top, right, bottom = min(left, x), min(top, y), max(right, x + 1), max(bottom, y + 1)
-            for near_y in range(max(y - 1, 0), min(y + 2, rows)):
-                for near_x in range(max(x - 1, 0), min(x + 2, columns)):
-                    near = near_y * columns + near_x
-                    if near in marked:
-                        marked.discard(near)
-                        stack.append(near)
-        found.append((left, top, right, bottom))
-    return found
+def _over_threshold(difference: Image.Image, threshold: float) -> Image.Image:
+    """Mode "L": 255 where any channel of the difference is over threshold x 255, 0 elsewhere."""
+    channels = difference.split()
+    folded = channels[0]
+    for channel in channels[1:]:
+        folded = ImageChops.lighter(folded, channel)
+    return folded.point([255 if value > threshold * 255 else 0 for value in range(256)])
 
 
 def _marked(image: Image.Image, boxes: tuple[Box, ...]) -> bytes:
-    """The capture with each box outlined just outside it (clamped to the image), as PNG."""
-    draw = ImageDraw.Draw(image)  # the decoded capture is ours and not needed after this
-    for box in boxes:
-        left, top = max(box.x - MARK_WIDTH, 0), max(box.y - MARK_WIDTH, 0)
-        right = min(box.x + box.width + MARK_WIDTH - 1, image.width - 1)
-        bottom = min(box.y + box.height + MARK_WIDTH - 1, image.height - 1)
-        draw.rectangle((left, top, right, bottom), outline=MARK_COLOUR, width=MARK_WIDTH)
+    _outline(image, boxes, 0, image.height)  # the decoded capture is ours and not needed after this
     return fast_png(image)
+
+
+def _outline(image: Image.Image, boxes: tuple[Box, ...], top: int, capture_height: int) -> None:
+    """Each box outlined just outside it, clamped to the capture, drawn on `image`: the capture's rows from
+    `top` on (the drawing clips to them)."""
+    draw = ImageDraw.Draw(image)
+    for box in boxes:
+        left, upper = max(box.x - MARK_WIDTH, 0), max(box.y - MARK_WIDTH, 0)
+        right = min(box.x + box.width + MARK_WIDTH - 1, image.width - 1)
+        lower = min(box.y + box.height + MARK_WIDTH - 1, capture_height - 1)
+        draw.rectangle((left, upper - top, right, lower - top), outline=MARK_COLOUR, width=MARK_WIDTH)

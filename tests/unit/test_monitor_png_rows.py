@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from tests.support.png_pixels import decode_png
-from webcapture.monitors.fast_png import fast_png
+from webcapture.monitors.png_rows import fast_png
 
 
 @pytest.mark.parametrize("mode", ["RGB", "RGBA"])
