@@ -1,4 +1,4 @@
-"""An ai-extract monitor's diff (docs/monitors.md#checks): the changed fields by JSON Pointer, with `~` and
+"""An ai-extract monitor's diff: the changed fields by JSON Pointer, with `~` and
 `/` escaped, added keys without `before`, removed keys without `after`, arrays by index, equal data none."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A screenshot monitor's visual diff (docs/monitors.md#checks): a 100x100 box changing colour on a 1280x800
+"""A screenshot monitor's visual diff: a 100x100 box changing colour on a 1280x800
 capture is about 0.98 % of the pixels in one box around it; identical captures are 0 with no box; two
 changes far apart are two boxes; differences within the threshold are no change; captures of different
 sizes are all changed; and the marked image is the new capture with a red outline around each box."""

@@ -1,4 +1,4 @@
-"""Changed pixels as regions (docs/monitors.md#checks): the mask is cut into 16 px cells; cells holding a
+"""Changed pixels as regions (a screenshot monitor's boxes): the mask is cut into 16 px cells; cells holding a
 changed pixel that touch (edges or corners) are one region, so changes less than about 16 px apart (the words
 of a paragraph) are one box. Each box is the exact bounds of its region's changed pixels. More than 20
 regions: the cells are doubled in size until 20 or fewer remain, so every changed pixel stays inside a box.

@@ -1,4 +1,4 @@
-"""An ai-extract monitor's diff (docs/monitors.md#checks): the extracted data compared with the last completed
+"""An ai-extract monitor's diff: the extracted data compared with the last completed
 check's, as the fields that changed, each named by its JSON Pointer (RFC 6901).
 
 - A change is `{"path": "/price", "before": 10, "after": 12}`. A key only the new data has is added:

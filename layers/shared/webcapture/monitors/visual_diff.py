@@ -1,4 +1,4 @@
-"""A screenshot monitor's visual diff (docs/monitors.md#checks): the new capture against the last completed
+"""A screenshot monitor's visual diff: the new capture against the last completed
 check's, pixel by pixel, with Pillow doing the pixel work in C (docs/benchmarks.md, "Visual diff").
 
 - A pixel has changed when any of its channels (red, green, blue, alpha) differs by more than
