@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from webcapture.pixel_limits import MAX_PIXELS
+
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 COLOUR_TYPES = {"RGB": 2, "RGBA": 6}
 _CHANNELS = {2: 3, 6: 4}
@@ -76,12 +78,14 @@ def read_png_rows(data: bytes) -> PngRows | None:
     width, height, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", header)
     if depth != 8 or colour_type not in _CHANNELS or interlace != 0:
         return None
-    try:
-        filtered = zlib.decompress(b"".join(idat))
+    if width * height > MAX_PIXELS:  # a capture is never larger: Pillow then refuses it by name
+        return None
+    expected = height * (1 + width * _CHANNELS[colour_type])
+    try:  # never more than the rows' size inflated, whatever the stream holds
+        filtered = zlib.decompressobj().decompress(b"".join(idat), expected + 1)
     except zlib.error:
         return None
-    rows = PngRows(width, height, colour_type, filtered)
-    return rows if len(filtered) == height * rows.row_bytes else None
+    return PngRows(width, height, colour_type, filtered) if len(filtered) == expected else None
 
 
 def png_from_parts(width: int, height: int, colour_type: int, parts: Sequence[bytes | memoryview],
