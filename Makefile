@@ -191,6 +191,12 @@ bench-dns: install
 bench-recovery: install
 	$(BIN)/python scripts/bench_recovery.py --all --write-docs $(RECOVERY_ARGS)
 
+# A screenshot monitor's visual diff of two 1280x8000 full-page captures against one such capture
+# (benchmarks/bench_visual_diff.py; target <= 0.5x), into docs/benchmarks.md.
+.PHONY: bench-visual-diff
+bench-visual-diff: install
+	$(BIN)/python benchmarks/bench_visual_diff.py --write-docs $(ARGS)
+
 # Chromium's GL modes against capture time and WebGL (scripts/bench_gl.py), into docs/benchmarks.md.
 bench-gl: install
 	$(BIN)/python scripts/bench_gl.py --write-docs
