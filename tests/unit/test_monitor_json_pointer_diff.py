@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from webcapture.monitors.check_compare import compare
 from webcapture.monitors.json_pointer_diff import json_pointer_diff, pointer_token
 
 
@@ -76,3 +77,14 @@ def test_a_value_changing_type_is_one_change_at_its_path() -> None:
     assert json_pointer_diff({"tags": ["a"]}, {"tags": {"0": "a"}}) == [
         {"path": "/tags", "before": ["a"], "after": {"0": "a"}}]
     assert json_pointer_diff([1], {"x": 1}) == [{"path": "", "before": [1], "after": {"x": 1}}]
+
+
+def test_an_ai_extract_check_is_compared_field_by_field() -> None:
+    before = {"extracted": {"title": "Widget", "price": 10}, "metadata": {"timestamp": "a"}}
+    after = {"extracted": {"title": "Widget", "price": 12}, "metadata": {"timestamp": "b"}}
+    changed = compare("ai-extract", before, after)
+    assert changed.change_status == "changed"
+    assert changed.diff == {"fields": [{"path": "/price", "before": 10, "after": 12}]}
+    same = compare("ai-extract", before, {**before, "metadata": {"timestamp": "c"}})
+    assert (same.change_status, same.diff) == ("same", {"fields": []})
+    assert compare("ai-extract", None, after).change_status == "new"

@@ -1,9 +1,10 @@
 """A check compared with the monitor's last completed check (docs/monitors.md#checks): its `changeStatus`
 (`new`, `same`, `changed`) and its `diff`, by operation.
 
-A markdown check's diff is webcapture.monitors.markdown_diff's. An ai-extract check is `same` or `changed`
-by its extracted JSON, a screenshot check has no comparison yet: their diffs (JSON Pointer fields, the
-visual diff) are not built here, and their `diff` is null.
+A markdown check's diff is webcapture.monitors.markdown_diff's; an ai-extract check's is its extracted JSON's
+changes by JSON Pointer (webcapture.monitors.json_pointer_diff), `{fields: [{path, before, after}]}`. A
+screenshot check has no comparison yet (its visual diff needs the monitors function, where the image library
+ships): its `diff` is null.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from webcapture.monitors.json_pointer_diff import json_pointer_diff
 from webcapture.monitors.markdown_diff import ChangeStatus, change_status, markdown_diff
 
 # The part of each operation's answer a check compares (the rest, a timestamp, a file's link, differs on
@@ -33,4 +35,5 @@ def compare(operation: str, before: dict[str, Any] | None, after: dict[str, Any]
     if operation == "markdown":
         earlier, now = str(before.get(field) or ""), str(after.get(field) or "")
         return Comparison(change_status(earlier, now), markdown_diff(earlier, now))
-    return Comparison("same" if before.get(field) == after.get(field) else "changed", None)
+    fields = json_pointer_diff(before.get(field), after.get(field))
+    return Comparison("changed" if fields else "same", {"fields": fields})
