@@ -20,7 +20,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 KEPT_SERVICES = frozenset({
-    "dynamodb", "s3", "cloudfront", "secretsmanager", "sqs",  # what the code calls
+    "dynamodb", "s3", "cloudfront", "secretsmanager", "sqs", "scheduler",  # what the code calls
     "ssm", "sts", "sso", "sso-oidc", "xray",  # Powertools parameters, credential providers, the tracer
 })
 

@@ -42,6 +42,8 @@ ACTIONS = {
 PASSES_ROLE = {"scheduler:CreateSchedule", "scheduler:UpdateSchedule"}
 # Transactions: each item's kind is its action, on the table the item names.
 TRANSACTIONS = {"transact_write_items", "transact_get_items"}
+# Functions that run a transaction their caller builds: the items are read in each caller's code.
+TRANSACTION_RUNNERS = {"transact_with_key_refund"}
 TRANSACTION_ITEMS = {"Put": "dynamodb:PutItem", "Update": "dynamodb:UpdateItem", "Delete": "dynamodb:DeleteItem",
                      "ConditionCheck": "dynamodb:ConditionCheckItem", "Get": "dynamodb:GetItem"}
 # Powertools' SecretsProvider(...).get(name) is GetSecretValue under the hood.
@@ -250,7 +252,8 @@ def aws_calls(code: CodeBase, handler_module: str, handler_path: Path,
     nodes = reachable(code, handler_module, handler_path)
     queues = _job_queues(code, handler_module, handler_path)
     for node in nodes:
-        if node.calls & TRANSACTIONS:
+        runs_one = any(name in TRANSACTION_RUNNERS for _, name in node.refs)
+        if node.name not in TRANSACTION_RUNNERS and (node.calls & TRANSACTIONS or runs_one):
             needed |= _transaction_items(code, node)
         actions = [ACTIONS[call] for call in node.calls if call in ACTIONS]
         actions += [action for cls, action in CONSTRUCTORS.items() if (node.module, cls) in node.refs]

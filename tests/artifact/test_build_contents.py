@@ -310,5 +310,7 @@ def test_botocore_keeps_exactly_the_service_models_the_code_calls(build_dir: Pat
     data = build_dir / "SharedLayer" / "python" / "botocore" / "data"
     assert {entry.name for entry in data.iterdir() if entry.is_dir()} == KEPT_SERVICES
     assert (data / "endpoints.json").is_file() and (data / "_retry.json").is_file()
-    called = {action.split(":")[0] for function in FUNCTIONS for action, _ in needed(function)}
+    # iam:PassRole is a permission CreateSchedule needs, not a call the code makes: no model for it.
+    called = {action.split(":")[0] for function in FUNCTIONS for action, _ in needed(function)
+              if action != "iam:PassRole"}
     assert called and called <= KEPT_SERVICES, called - KEPT_SERVICES

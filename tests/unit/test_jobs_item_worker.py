@@ -167,7 +167,7 @@ def test_a_batch_sqs_refuses_part_of_is_a_503_and_every_item_is_queued_or_refund
     assert remaining(record) == 1_000 - 200 + job.cancelled
 
 
-def test_an_item_of_a_job_that_is_gone_runs_nothing_and_leaves_nothing(links_queue: str) -> None:
+def test_an_item_of_a_job_that_is_gone_runs_nothing_and_holds_nothing(links_queue: str) -> None:
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     job_id = submit(record, 1)
     (message,) = receive_all(links_queue)
@@ -178,4 +178,7 @@ def test_an_item_of_a_job_that_is_gone_runs_nothing_and_leaves_nothing(links_que
     assert runner.urls == []
     items = table.query(KeyConditionExpression="pk = :pk",
                         ExpressionAttributeValues={":pk": f"job#{job_id}"})["Items"]
-    assert not [item for item in items if item["sk"].startswith(("item#", "result#"))]
+    assert not [item for item in items if item["sk"].startswith("result#")]
+    # What the claim wrote holds no claim and expires with the job's other items.
+    claims = [item for item in items if item["sk"].startswith("item#")]
+    assert all("claimToken" not in item and item["ttl"] for item in claims)

@@ -91,8 +91,10 @@ def deliver(
         return
     try:
         job = job_store.get_job(job_id)
-        if job is None:  # expired (7 days): nothing to run, nothing to answer, no claim left behind
-            job_store.drop_claim(job_id, index, token)
+        if job is None:  # expired (7 days): nothing to run, nothing to answer
+            # The claim is released, not deleted (the functions are granted no DeleteItem on the jobs
+            # table); the item it wrote expires with its TTL like every item of a job.
+            job_store.release_claim(job_id, index, token)
             return
         before()
         outcome = _outcome(job, delivery, kind, run)

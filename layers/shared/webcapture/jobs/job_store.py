@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import time
-from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -388,14 +387,6 @@ def release_claim(job_id: str, index: int, token: str) -> None:
         ConditionExpression="claimToken = :token AND attribute_not_exists(done)",
         ExpressionAttributeValues={":token": token},
     )
-
-
-def drop_claim(job_id: str, index: int, token: str) -> None:
-    """Delete the item a claim wrote for a job that is gone (its claim was the item's only write)."""
-    with suppress(ClientError):  # another delivery's claim since: it finds the job gone too
-        _table().delete_item(Key={"pk": _pk(job_id), "sk": _item_sk(index)},
-                             ConditionExpression="claimToken = :token",
-                             ExpressionAttributeValues={":token": token})
 
 
 @dataclass(frozen=True)
