@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import zoneinfo
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from webcapture import request_scope
@@ -20,6 +20,7 @@ from webcapture.jobs.batch_request import (
     MAX_METADATA_BYTES,
     MIN_ITEM_TIMEOUT_MS,
     REQUEST_MODELS,
+    Webhook,
 )
 from webcapture.models.requests import _check_target_url
 from webcapture.monitors.schedule_expressions import BadSchedule, Schedule, parse_schedule
@@ -41,16 +42,6 @@ _MISSING = object()
 
 
 @dataclass(frozen=True)
-class MonitorWebhook:
-    url: str
-    events: tuple[str, ...] = DEFAULT_EVENTS
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def as_item(self) -> dict[str, Any]:
-        return {"url": self.url, "events": list(self.events), "metadata": self.metadata}
-
-
-@dataclass(frozen=True)
 class MonitorChanges:
     """The fields a body set (None: not given; for webhook, `clear_webhook` says it was null)."""
 
@@ -59,7 +50,7 @@ class MonitorChanges:
     timezone: str | None = None
     clear_timezone: bool = False
     name: str | None = None
-    webhook: MonitorWebhook | None = None
+    webhook: Webhook | None = None
     clear_webhook: bool = False
     threshold: float | None = None
     enabled: bool | None = None
@@ -251,7 +242,7 @@ def _name(value: Any, issues: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _webhook(value: Any, issues: list[dict[str, Any]]) -> MonitorWebhook | None:
+def _webhook(value: Any, issues: list[dict[str, Any]]) -> Webhook | None:
     if value is _MISSING or value is None:
         return None
     if not isinstance(value, dict):
@@ -284,7 +275,7 @@ def _webhook(value: Any, issues: list[dict[str, Any]]) -> MonitorWebhook | None:
     if len(issues) > before:
         return None
     metadata = json.loads(well_formed(json.dumps(metadata, ensure_ascii=False)))
-    return MonitorWebhook(url=str(url), events=tuple(dict.fromkeys(events)), metadata=metadata)
+    return Webhook(url=str(url), events=tuple(dict.fromkeys(events)), metadata=metadata)
 
 
 def _threshold(value: Any, issues: list[dict[str, Any]]) -> float | None:

@@ -34,7 +34,14 @@ from typing import Any
 from PIL import Image, ImageChops, ImageDraw, UnidentifiedImageError
 
 from webcapture.monitors.diff_regions import CELL_PX, MAX_BOXES, Box, changed_regions
-from webcapture.monitors.png_rows import UNCHAINED, PngRows, fast_png, png_from_parts, read_png_rows
+from webcapture.monitors.png_rows import (
+    UNCHAINED,
+    PngRows,
+    fast_png,
+    png_from_parts,
+    read_png_rows,
+    unfiltered_rows,
+)
 from webcapture.pixel_limits import MAX_PIXELS
 
 __all__ = ["DEFAULT_THRESHOLD", "MAX_BOXES", "Box", "VisualDiff", "visual_diff"]
@@ -138,19 +145,10 @@ def _marked_rows(after: PngRows, boxes: tuple[Box, ...]) -> bytes:
         parts.append(stored[done * size : top * size])
         band = after.decode(top, bottom)
         _outline(band, boxes, top, after.height)
-        parts += _unfiltered(band)
+        parts += unfiltered_rows(band)
         done = bottom
     parts.append(stored[done * size :])
     return png_from_parts(after.width, after.height, after.colour_type, parts)
-
-
-def _unfiltered(image: Image.Image) -> list[bytes | memoryview]:
-    samples = memoryview(image.tobytes())
-    stride = image.width * len(image.getbands())
-    parts: list[bytes | memoryview] = []
-    for start in range(0, len(samples), stride):
-        parts += (b"\0", samples[start : start + stride])
-    return parts
 
 
 def _by_pixels(previous: bytes, new: bytes, threshold: float) -> VisualDiff:
