@@ -4,13 +4,12 @@ from aws_lambda_powertools.event_handler import Response
 
 from webcapture.edge.lambda_entry import entry_point
 from webcapture.edge.middleware import create_resolver
-from webcapture.edge.requests import current_caller, raw_body
+from webcapture.edge.requests import current_caller, json_payload
 from webcapture.jobs.accepted import job_accepted
 from webcapture.jobs.idempotency import HEADER
 from webcapture.jobs.submit import submit_batch
 from webcapture.observability import tracer
 from webcapture.settings import get_settings
-from webcapture.validation import parse_json_body
 
 app = create_resolver()
 
@@ -18,7 +17,7 @@ app = create_resolver()
 @app.post("/v1/batch")
 @tracer.capture_method
 def batch() -> Response[str]:
-    payload = parse_json_body(raw_body(app.current_event.raw_event), get_settings().batch_max_body_bytes)
+    payload = json_payload(app, get_settings().batch_max_body_bytes)
     key = app.current_event.get_header_value(HEADER, case_sensitive=False)
     submitted = submit_batch(current_caller(app), payload, key)
     return job_accepted(app, submitted.job, submitted.repeated)

@@ -10,14 +10,12 @@ from aws_lambda_powertools.event_handler import Response
 
 from webcapture.edge.lambda_entry import entry_point
 from webcapture.edge.middleware import create_resolver
-from webcapture.edge.requests import current_caller, raw_body
+from webcapture.edge.requests import current_caller, json_payload
 from webcapture.jobs.accepted import job_accepted
 from webcapture.jobs.idempotency import HEADER
 from webcapture.observability import tracer
-from webcapture.settings import get_settings
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
-from webcapture.validation import parse_json_body
 
 app = create_resolver()
 
@@ -25,7 +23,7 @@ app = create_resolver()
 @app.post("/v1/web/crawl")
 @tracer.capture_method
 def crawl() -> Response[str]:
-    payload = parse_json_body(raw_body(app.current_event.raw_event), get_settings().max_body_bytes)
+    payload = json_payload(app)
     key = app.current_event.get_header_value(HEADER, case_sensitive=False)
     submitted = submit_crawl(current_caller(app), payload, key)
     # `limit x cost` is reserved now, and charged as the 202's creditsCost.

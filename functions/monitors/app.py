@@ -2,30 +2,22 @@
 /v1/monitors/{id}/run and GET /v1/monitors/{id}/checks (docs/monitors.md). Free (a check costs its operation's
 price), and they take no concurrency slot."""
 
-from typing import Any
-
 from aws_lambda_powertools.event_handler import Response
 
 from webcapture.edge.lambda_entry import entry_point
 from webcapture.edge.middleware import create_resolver
-from webcapture.edge.requests import current_caller, raw_body
+from webcapture.edge.requests import current_caller, json_payload
 from webcapture.edge.responses import answer
 from webcapture.observability import tracer
 from webcapture.operations import manage_monitors
-from webcapture.settings import get_settings
-from webcapture.validation import parse_json_body
 
 app = create_resolver()
-
-
-def _payload() -> Any:
-    return parse_json_body(raw_body(app.current_event.raw_event), get_settings().max_body_bytes)
 
 
 @app.post("/v1/monitors")
 @tracer.capture_method
 def create() -> Response[str]:
-    return answer(app, manage_monitors.create_monitor(current_caller(app), _payload()), 0, status=201)
+    return answer(app, manage_monitors.create_monitor(current_caller(app), json_payload(app)), 0, status=201)
 
 
 @app.get("/v1/monitors")
@@ -43,7 +35,7 @@ def get(monitor_id: str) -> Response[str]:
 @app.patch("/v1/monitors/<monitor_id>")
 @tracer.capture_method
 def update(monitor_id: str) -> Response[str]:
-    return answer(app, manage_monitors.update_monitor(current_caller(app), monitor_id, _payload()), 0)
+    return answer(app, manage_monitors.update_monitor(current_caller(app), monitor_id, json_payload(app)), 0)
 
 
 @app.delete("/v1/monitors/<monitor_id>")

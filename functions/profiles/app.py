@@ -5,12 +5,12 @@ from aws_lambda_powertools.event_handler import Response
 
 from webcapture.edge.lambda_entry import entry_point
 from webcapture.edge.middleware import create_resolver
-from webcapture.edge.requests import current_caller, raw_body, request_body
+from webcapture.edge.requests import current_caller, json_payload, request_body
 from webcapture.edge.responses import answer
 from webcapture.models.profiles import MAX_STATE_BYTES, ProfileCreate, ProfileRename, StorageState
 from webcapture.observability import tracer
 from webcapture.operations import manage_profiles
-from webcapture.validation import parse_json_body, validate_request
+from webcapture.validation import validate_request
 
 app = create_resolver()
 
@@ -51,7 +51,7 @@ def delete(profile_id: str) -> Response[str]:
 @tracer.capture_method
 def put_state(profile_id: str) -> Response[str]:
     # Up to 1 MB (a storage state), where other bodies stop at 100 KB: 413 beyond.
-    payload = parse_json_body(raw_body(app.current_event.raw_event), MAX_STATE_BYTES)
+    payload = json_payload(app, MAX_STATE_BYTES)
     state = validate_request(StorageState, payload)
     return answer(app, manage_profiles.import_state(current_caller(app), profile_id, state), 0)
 

@@ -46,7 +46,13 @@ def raw_body(event: dict[str, Any]) -> str | bytes | None:
         raise InvalidJson("Request body is not valid base64") from None
 
 
+def json_payload(app: APIGatewayRestResolver, max_bytes: int | None = None) -> Any:
+    """The body as JSON, not yet validated: 413 over `max_bytes` (the settings' body limit by default),
+    400 if not JSON."""
+    limit = get_settings().max_body_bytes if max_bytes is None else max_bytes
+    return parse_json_body(raw_body(app.current_event.raw_event), limit)
+
+
 def request_body(app: APIGatewayRestResolver, model: type[ModelT]) -> ModelT:
     """The validated body: 413 over the size limit, 400 if not JSON, 422 with every issue."""
-    payload = parse_json_body(raw_body(app.current_event.raw_event), get_settings().max_body_bytes)
-    return validate_request(model, payload)
+    return validate_request(model, json_payload(app))
