@@ -45,7 +45,15 @@ class QueuePoller:
             self._threads.append(thread)
 
     def stop(self) -> None:
+        self.signal_stop()
+        self.join()
+
+    def signal_stop(self) -> None:
+        """No new receive after the current one: with join(), so a stack's pollers all end within one long
+        poll rather than one long poll each."""
         self._stopping.set()
+
+    def join(self) -> None:
         for thread in self._threads:
             thread.join(timeout=_WAIT_S + 2)
 

@@ -164,10 +164,16 @@ class LocalStack:
         if self._player is not None:
             self._player.stop()
         for poller in self._pollers:
-            poller.stop()
+            poller.signal_stop()
+        for poller in self._pollers:
+            poller.join()
         if self._server is not None:
             self._server.shutdown()
             self._server = None
-        for container in self._containers.values():
-            container.shutdown()
+        # Every function's containers at once: each waits for its processes (a browser's close takes a while).
+        stoppers = [threading.Thread(target=pool.shutdown) for pool in self._containers.values()]
+        for stopper in stoppers:
+            stopper.start()
+        for stopper in stoppers:
+            stopper.join()
         self.aws.stop()
