@@ -69,7 +69,10 @@ unit: install
 # The 25 slowest tests close pytest's report: where the run's time goes, run after run.
 # The unit tests run on both cores, a module per worker at a time (xdist; no two unit modules serve on one
 # address); the browser, artefact and end-to-end tests run one at a time, as their timings assume.
-test: install lint build sizes client-test
+# Lint, the build (then its sizes) and the client's wheel test share nothing but the venv: they run side by
+# side, each one's output kept together.
+test: install
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint built-sizes client-test
 	$(BIN)/pytest -q -n 2 --dist loadfile --durations=10 tests/unit
 	WEBCAPTURE_SAM_BUILT=1 $(BIN)/pytest -q --durations=25 --ignore=tests/unit
 
@@ -213,6 +216,11 @@ build: $(STAMP) docs-assets
 
 # Lambda's 250 MB (function + layers, unzipped) on the last build, with the headroom.
 sizes: $(STAMP)
+	$(BIN)/python scripts/layer_sizes.py
+
+# The sizes of a build made first (`sizes` alone checks whatever .aws-sam already holds).
+.PHONY: built-sizes
+built-sizes: build
 	$(BIN)/python scripts/layer_sizes.py
 
 # The same plus cold-start unpack times, written to docs/benchmarks.md.
