@@ -27,6 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.support import port80_lock
+
 SITE_ADDRESS = "127.0.8.2"  # the site; allowed by the tests' egress allow-list
 OTHER_ADDRESS = "127.0.8.3"  # where the off-site redirect points ("elsewhere")
 BOMB_ADDRESS = "127.0.8.4"  # a site whose sitemap is a bomb
@@ -210,7 +212,14 @@ class SiteServer:
     """Serves a route table on `address`:80 until stopped."""
 
     def __init__(self, routes: dict[str, Route], address: str = SITE_ADDRESS, port: int = 80) -> None:
-        self.server = _SiteHTTPServer((address, port), routes)
+        self._takes_turns = port == 80
+        if self._takes_turns:
+            port80_lock.take()
+        try:
+            self.server = _SiteHTTPServer((address, port), routes)
+        except BaseException:
+            self._give_back_turn()
+            raise
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
         self._thread.start()
@@ -224,6 +233,12 @@ class SiteServer:
         self.server.shutdown()
         self.server.server_close()
         self._thread.join(timeout=5)
+        self._give_back_turn()
+
+    def _give_back_turn(self) -> None:
+        if self._takes_turns:
+            self._takes_turns = False
+            port80_lock.give_back()
 
 
 def gzip_bomb(inflated_mb: int = 1024) -> Callable[[], Iterable[bytes]]:
