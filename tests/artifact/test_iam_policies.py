@@ -113,10 +113,21 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
               ("dynamodb:GetItem", "ApiKeysTable")}
     assert needed("MarkdownFunction") == browser | checks | {("sqs:SendMessage", "MarkdownJobsQueue")}
     assert needed("ContentFunction") == browser | {("sqs:SendMessage", "ContentJobsQueue")}
-    # Stores its file the same way; the screenshot function also reads signing secrets (signed links).
+    # Stores its file the same way; the screenshot function also reads signing secrets (signed links) and
+    # hands its monitors' checks to the comparison queue (the markdown function above does not).
     assert (needed("PdfFunction") - {("sqs:SendMessage", "PdfJobsQueue")}
-            | {("dynamodb:GetItem", "SigningSecretsTable"), ("sqs:SendMessage", "ScreenshotJobsQueue")} | checks
+            | {("dynamodb:GetItem", "SigningSecretsTable"), ("sqs:SendMessage", "ScreenshotJobsQueue"),
+               ("sqs:SendMessage", "MonitorsCompareQueue")} | checks
             == needed("ScreenshotFunction"))
+    # The comparison: the check and its monitor, the job's result read and, when the comparison fails, its
+    # refund counted in one transaction with the key's (metering.key_refund_write, an item built in another
+    # module); the captures read and the marked one stored as a file; the monitor's webhook events.
+    assert needed("MonitorsCompareFunction") == {
+        ("dynamodb:GetItem", "MonitorsTable"), ("dynamodb:PutItem", "MonitorsTable"),
+        ("dynamodb:Query", "MonitorsTable"), ("dynamodb:GetItem", "JobsTable"), ("dynamodb:Query", "JobsTable"),
+        ("dynamodb:UpdateItem", "JobsTable"), ("dynamodb:UpdateItem", "ApiKeysTable"),
+        ("dynamodb:GetItem", "FilesTable"), ("dynamodb:PutItem", "FilesTable"), ("s3:GetObject", "FilesBucket"),
+        ("s3:PutObject", "FilesBucket"), ("s3:DeleteObject", "FilesBucket"), ("sqs:SendMessage", "WebhooksQueue")}
     assert ("s3:DeleteObject", "FilesBucket") in needed("FilesDeleteFunction")
     # A batch reserves its credits on the key and creates its job in one transaction, then queues its items
     # on its operation's queue, any of them; it sends no webhook itself.
