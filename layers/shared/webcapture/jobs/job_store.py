@@ -322,7 +322,8 @@ def mark_part(job_id: str, sk: str, flag: str) -> None:
 
 def late_refund_write(job_id: str, credits: int) -> dict[str, Any]:
     """The transaction item (low-level) that counts `credits` refunded on a job that has settled: a
-    monitor's check whose comparison failed after its item completed (webcapture.monitors.screenshot_compare)."""
+    monitor's check whose comparison failed after its item completed
+    (webcapture.monitors.screenshot_compare)."""
     return {"Update": {
         "TableName": get_settings().jobs_table,
         "Key": _wire({"pk": _pk(job_id), "sk": "job"}),

@@ -97,7 +97,8 @@ def _data_fields(key: CheckKey, data: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _finished_item(key: CheckKey, status: str, *, change_status: str | None, diff: dict[str, Any] | None,
-                   data: dict[str, Any] | None, credits_cost: int, error: dict[str, Any] | None) -> dict[str, Any]:
+                   data: dict[str, Any] | None, credits_cost: int,
+                   error: dict[str, Any] | None) -> dict[str, Any]:
     item: dict[str, Any] = {
         "userId": key.user_id, "monitorId": key.sort_key, "checkId": key.check_id, "at": key.queued_at,
         "status": status, "creditsCost": credits_cost, "finishedAt": utc_timestamp(), "ttl": _ttl(),
@@ -135,9 +136,11 @@ def fail_refunded(key: CheckKey, error: dict[str, Any], *, credits: int, refund_
     free, its credits counted refunded on its job and given back to `refund_key` (a key with a credit
     limit), in one transaction. False when the check was finished already."""
     serialize = TypeSerializer().serialize
-    item = _finished_item(key, "failed", change_status=None, diff=None, data=None, credits_cost=0, error=error)
+    item = _finished_item(key, "failed", change_status=None, diff=None, data=None, credits_cost=0,
+                          error=error)
     writes: list[dict[str, Any]] = [{"Put": {
-        "TableName": get_settings().monitors_table, "Item": {name: serialize(value) for name, value in item.items()},
+        "TableName": get_settings().monitors_table,
+        "Item": {name: serialize(value) for name, value in item.items()},
         **_STILL_QUEUED, "ExpressionAttributeValues": {":queued": serialize("queued")}}}]
     if credits:
         writes.append(job_store.late_refund_write(key.check_id, credits))

@@ -24,5 +24,6 @@ def send_for_comparison(key: CheckKey) -> None:
     queue = get_settings().monitor_compare_queue
     if not queue:
         # Raised in the work function's settle: the record is delivered again, and the check waits queued.
-        raise ServiceUnavailable("Screenshot monitors are not configured on this deployment (no comparison queue)")
+        raise ServiceUnavailable(
+            "Screenshot monitors are not configured on this deployment (no comparison queue)")
     sqs_client().send_message(QueueUrl=queue, MessageBody=json.dumps({COMPARISON_MESSAGE_KEY: key.as_dict()}))

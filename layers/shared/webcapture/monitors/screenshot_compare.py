@@ -113,9 +113,9 @@ def compare_check(job: Job, key: CheckKey, monitor: Monitor | None) -> Compared:
     if not visual.changed:
         return Compared(data, Comparison("same", {**visual.as_json(), "image": _image(data)}))
     page_url = str((data.get("metadata") or {}).get("url") or "")
-    metadata = {"width": visual.width, "height": visual.height, "format": "png", "size": len(visual.marked_png),
-                "url": page_url, "timestamp": utc_timestamp(), "monitorId": key.monitor_id,
-                "checkId": key.check_id}
+    metadata = {"width": visual.width, "height": visual.height, "format": "png",
+                "size": len(visual.marked_png), "url": page_url, "timestamp": utc_timestamp(),
+                "monitorId": key.monitor_id, "checkId": key.check_id}
     marked = store_file(user_id=key.user_id, page_url=page_url, body=visual.marked_png, folder=SCREENSHOTS,
                         extension="png", content_type="image/png", metadata=metadata)
     image = {"permanentUrl": marked.public_url, "fileId": marked.file_id}
@@ -131,7 +131,8 @@ def _capture(user_id: str, file_id: Any) -> bytes | None:
     if not isinstance(file_id, str) or not file_id:
         return None
     settings = get_settings()
-    record = dynamodb_table(settings.files_table).get_item(Key={"id": file_id}, ConsistentRead=True).get("Item")
+    files = dynamodb_table(settings.files_table)
+    record = files.get_item(Key={"id": file_id}, ConsistentRead=True).get("Item")
     if record is None or record.get("userId") != user_id:
         return None
     try:
