@@ -194,6 +194,23 @@ def test_each_transaction_item_is_charged_on_its_own_table(tmp_path: Path) -> No
         aws_calls(CodeBase(tmp_path), "app", handler, {})
 
 
+def test_a_transaction_item_built_in_another_module_is_charged(tmp_path: Path) -> None:
+    package = tmp_path / "webcapture"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "refunds.py").write_text(
+        "def refund_write(key):\n    return {'Update': {'TableName': get_settings().api_keys_table, 'Key': key}}\n")
+    (package / "store.py").write_text(
+        "from webcapture.refunds import refund_write\n"
+        "def fail(key):\n    writes = [{'Put': {'TableName': get_settings().jobs_table, 'Item': {}}}]\n"
+        "    writes.append(refund_write(key))\n    transact_with_key_refund(writes, refund_last=True)\n")
+    handler = tmp_path / "app.py"
+    handler.write_text("from webcapture.store import fail\n\ndef lambda_handler(event, context):\n"
+                       "    return fail('k')\n")
+    assert aws_calls(CodeBase(tmp_path), "app", handler, {}) == {
+        ("dynamodb:PutItem", "JobsTable"), ("dynamodb:UpdateItem", "ApiKeysTable")}
+
+
 def test_a_worker_sends_only_to_its_own_work_queue(tmp_path: Path) -> None:
     package = tmp_path / "webcapture"
     package.mkdir()
