@@ -166,6 +166,8 @@ def check_settled(job: Job, hand_off: HandOff | None = None) -> None:
         logger.warning("a settled check has no monitor link", extra={"jobId": job.job_id})
         return
     key = CheckKey.from_dict(link)
+    if hand_off is not None and link.get(HANDED_OFF):
+        return  # being compared elsewhere
     results, _ = job_store.results_page(job.job_id, -1, 1, budget_bytes=1 << 62)
     result = results[0]
     monitor = store.find(key.user_id, key.monitor_id)
@@ -176,9 +178,8 @@ def check_settled(job: Job, hand_off: HandOff | None = None) -> None:
             check_events.check_failed(job, key, monitor, result.get("error"))
         return
     if hand_off is not None:
-        if not link.get(HANDED_OFF):
-            hand_off(key)  # sent first, marked after: a failure between sends it again, never loses it
-            job_store.mark_part(job.job_id, CHECK_LINK_SK, HANDED_OFF)
+        hand_off(key)  # sent first, marked after: a failure between sends it again, never loses it
+        job_store.mark_part(job.job_id, CHECK_LINK_SK, HANDED_OFF)
         return
     data = result["data"]
     comparison = compare(operation, check_store.last_completed_data(key), data)
