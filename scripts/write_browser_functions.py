@@ -95,7 +95,12 @@ FUNCTIONS = (
             - Effect: Allow
               Action: dynamodb:GetItem
               Resource: !GetAtt SigningSecretsTable.Arn # signed links (docs/cache-and-signed-links.md)
-""" + stored_files("screenshots") + MONITOR_CHECKS,
+""" + stored_files("screenshots") + MONITOR_CHECKS + """\
+            # A check's capture handed to MonitorsCompareFunction (docs/monitors.md#screenshot-comparison).
+            - Effect: Allow
+              Action: sqs:SendMessage
+              Resource: !GetAtt MonitorsCompareQueue.Arn
+""",
         events="""\
         SignedScreenshot:
           # A signed link carries its own proof (HMAC of the query): no authorizer.

@@ -19,6 +19,7 @@ from webcapture.errors import InvalidSignature, Unauthorized
 from webcapture.jobs.item_worker import ItemRunner
 from webcapture.models.requests import ScreenshotRequest
 from webcapture.monitors.check_worker import MonitorChecks
+from webcapture.monitors.comparison_handoff import send_for_comparison
 from webcapture.observability import tracer
 from webcapture.operations.signed_screenshot import capture_signed_screenshot, signed_request
 from webcapture.operations.take_screenshot import (
@@ -57,7 +58,9 @@ def signed_screenshot() -> Response[Any]:
 
 
 # The same work for the items of a batch, from the function's SQS event source (docs/jobs.md#jobs), and for
-# monitors' checks (docs/monitors.md#checks); an item shares the cache entry of the stored JSON answer.
+# monitors' checks (docs/monitors.md#checks); an item shares the cache entry of the stored JSON answer. A
+# check's capture is compared by the monitors' comparison function, where the image library fits
+# (docs/monitors.md#screenshot-comparison).
 items = ItemRunner(Operation.SCREENSHOT, screenshot_job_item,
                    sync_request=stored_screenshot_request, form="json")
-lambda_handler = entry_point(app, MonitorChecks(items))
+lambda_handler = entry_point(app, MonitorChecks(items, hand_off=send_for_comparison))

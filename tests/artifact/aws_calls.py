@@ -53,7 +53,8 @@ TABLES = {"api_keys_table": "ApiKeysTable", "files_table": "FilesTable",
           "signing_secrets_table": "SigningSecretsTable", "jobs_table": "JobsTable",
           "profiles_table": "ProfilesTable", "monitors_table": "MonitorsTable"}
 BUCKETS = {"files_bucket": "FilesBucket"}
-QUEUES = {"webhooks_queue": "WebhooksQueue", "crawl_queue": "CrawlJobsQueue"}
+QUEUES = {"webhooks_queue": "WebhooksQueue", "crawl_queue": "CrawlJobsQueue",
+          "monitor_compare_queue": "MonitorsCompareQueue"}
 JOB_QUEUES_FIELD = "job_queues"  # (operation, URL) of every operation's work queue
 # Operation members (webcapture.credits.Operation) whose batch items have a work queue.
 JOB_QUEUES = {"SCREENSHOT": "ScreenshotJobsQueue", "LINKS": "LinksJobsQueue", "AI_EXTRACT": "AiExtractJobsQueue",
@@ -309,10 +310,32 @@ def _job_queues(code: CodeBase, handler_module: str, handler_path: Path) -> Call
     return queues
 
 
+def _item_builders(code: CodeBase, helpers: list[Node]) -> list[Node]:
+    """Functions of other modules the helpers call that build a transaction item without running a
+    transaction themselves (metering.key_refund_write): their items are the caller's transaction's."""
+    found = []
+    for helper in helpers:
+        for module_name, name in helper.refs:
+            module = code.modules[helper.module]
+            if module_name == helper.module and name in module.imports:
+                target, attribute = module.imports[name]
+                builder = code.resolve(target, attribute) if attribute else None
+            else:
+                builder = code.resolve(module_name, name)
+            if (builder is not None and builder.module != helper.module and builder.name != "<module>"
+                    and not builder.calls & TRANSACTIONS and builder.name not in TRANSACTION_RUNNERS
+                    and not any(ref in TRANSACTION_RUNNERS for _, ref in builder.refs)
+                    and builder not in found):
+                found.append(builder)
+    return found
+
+
 def _transaction_items(code: CodeBase, node: Node) -> set[tuple[str, str]]:
-    """(action, table) of each item a transaction in `node` (or a helper of its module it calls) builds."""
+    """(action, table) of each item a transaction in `node` (or a helper of its module it calls, or a
+    function of another module they call that builds an item) builds."""
     found = set()
-    for helper in _same_module_helpers(code, node):
+    helpers = _same_module_helpers(code, node)
+    for helper in helpers + _item_builders(code, helpers):
         for child in ast.walk(helper.tree):
             if not isinstance(child, ast.Dict):
                 continue

@@ -92,7 +92,8 @@ def test_every_function_has_an_event(functions: dict[str, BuiltFunction]) -> Non
                "JobsFunction": "jobs_get",
                "WebhooksFunction": "webhook_delivery", "WebhookSecretFunction": "webhook_secret",
                "SigningSecretFunction": "signing_secret", "ProfilesFunction": "profiles",
-               "MonitorsFunction": "monitors", "McpFunction": "mcp"}
+               "MonitorsFunction": "monitors", "MonitorsCompareFunction": "monitor_compare",
+               "McpFunction": "mcp"}
     assert set(functions) == set(sources), "a function was added or renamed: give it an events/ file here"
     assert set(sources.values()) <= events
 

@@ -113,10 +113,21 @@ def test_the_analysis_sees_the_calls_we_know_of() -> None:
               ("dynamodb:GetItem", "ApiKeysTable")}
     assert needed("MarkdownFunction") == browser | checks | {("sqs:SendMessage", "MarkdownJobsQueue")}
     assert needed("ContentFunction") == browser | {("sqs:SendMessage", "ContentJobsQueue")}
-    # Stores its file the same way; the screenshot function also reads signing secrets (signed links).
+    # Stores its file the same way; the screenshot function also reads signing secrets (signed links) and
+    # hands its monitors' checks to the comparison queue (the markdown function above does not).
     assert (needed("PdfFunction") - {("sqs:SendMessage", "PdfJobsQueue")}
-            | {("dynamodb:GetItem", "SigningSecretsTable"), ("sqs:SendMessage", "ScreenshotJobsQueue")} | checks
+            | {("dynamodb:GetItem", "SigningSecretsTable"), ("sqs:SendMessage", "ScreenshotJobsQueue"),
+               ("sqs:SendMessage", "MonitorsCompareQueue")} | checks
             == needed("ScreenshotFunction"))
+    # The comparison: the check and its monitor, the job's result read and, when the comparison fails, its
+    # refund counted in one transaction with the key's (metering.key_refund_write, an item built in another
+    # module); the captures read and the marked one stored as a file; the monitor's webhook events.
+    assert needed("MonitorsCompareFunction") == {
+        ("dynamodb:GetItem", "MonitorsTable"), ("dynamodb:PutItem", "MonitorsTable"),
+        ("dynamodb:Query", "MonitorsTable"), ("dynamodb:GetItem", "JobsTable"), ("dynamodb:Query", "JobsTable"),
+        ("dynamodb:UpdateItem", "JobsTable"), ("dynamodb:UpdateItem", "ApiKeysTable"),
+        ("dynamodb:GetItem", "FilesTable"), ("dynamodb:PutItem", "FilesTable"), ("s3:GetObject", "FilesBucket"),
+        ("s3:PutObject", "FilesBucket"), ("s3:DeleteObject", "FilesBucket"), ("sqs:SendMessage", "WebhooksQueue")}
     assert ("s3:DeleteObject", "FilesBucket") in needed("FilesDeleteFunction")
     # A batch reserves its credits on the key and creates its job in one transaction, then queues its items
     # on its operation's queue, any of them; it sends no webhook itself.
@@ -181,6 +192,23 @@ def test_each_transaction_item_is_charged_on_its_own_table(tmp_path: Path) -> No
                        "    return mystery('t')\n")
     with pytest.raises(UnclearResource, match="cannot name: name"):
         aws_calls(CodeBase(tmp_path), "app", handler, {})
+
+
+def test_a_transaction_item_built_in_another_module_is_charged(tmp_path: Path) -> None:
+    package = tmp_path / "webcapture"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "refunds.py").write_text(
+        "def refund_write(key):\n    return {'Update': {'TableName': get_settings().api_keys_table, 'Key': key}}\n")
+    (package / "store.py").write_text(
+        "from webcapture.refunds import refund_write\n"
+        "def fail(key):\n    writes = [{'Put': {'TableName': get_settings().jobs_table, 'Item': {}}}]\n"
+        "    writes.append(refund_write(key))\n    transact_with_key_refund(writes, refund_last=True)\n")
+    handler = tmp_path / "app.py"
+    handler.write_text("from webcapture.store import fail\n\ndef lambda_handler(event, context):\n"
+                       "    return fail('k')\n")
+    assert aws_calls(CodeBase(tmp_path), "app", handler, {}) == {
+        ("dynamodb:PutItem", "JobsTable"), ("dynamodb:UpdateItem", "ApiKeysTable")}
 
 
 def test_a_worker_sends_only_to_its_own_work_queue(tmp_path: Path) -> None:

@@ -186,6 +186,9 @@ class Settings:
     # The work queues of the operations a monitor runs (operation, URL): where `run` queues a check.
     monitor_queues: tuple[tuple[str, str], ...] = ()
     webhooks_queue: str = _env("WEBHOOKS_QUEUE_URL", _text, "")
+    # A screenshot monitor's completed check, sent from the screenshot function to the function that compares
+    # it (docs/monitors.md#screenshot-comparison).
+    monitor_compare_queue: str = _env("MONITORS_COMPARE_QUEUE_URL", _text, "")
     # A crawl's pages (docs/crawl-and-map.md#crawl-and-map): one message per page, on the crawl function's own
     # queue.
     crawl_queue: str = _env("CRAWL_QUEUE_URL", _text, "")

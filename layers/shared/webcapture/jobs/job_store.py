@@ -313,6 +313,26 @@ def job_part(job_id: str, sk: str) -> dict[str, Any] | None:
     return None if item is None else dict(from_dynamo(item))
 
 
+def mark_part(job_id: str, sk: str, flag: str) -> None:
+    """Set `flag` (true) on a part of the job's partition (job_part's), if the part is there."""
+    _update_if(Key={"pk": _pk(job_id), "sk": sk}, UpdateExpression="SET #flag = :true",
+               ConditionExpression="attribute_exists(pk)", ExpressionAttributeNames={"#flag": flag},
+               ExpressionAttributeValues={":true": True})
+
+
+def late_refund_write(job_id: str, credits: int) -> dict[str, Any]:
+    """The transaction item (low-level) that counts `credits` refunded on a job that has settled: a
+    monitor's check whose comparison failed after its item completed
+    (webcapture.monitors.screenshot_compare)."""
+    return {"Update": {
+        "TableName": get_settings().jobs_table,
+        "Key": _wire({"pk": _pk(job_id), "sk": "job"}),
+        "UpdateExpression": "ADD refunded :credits SET updatedAt = :now",
+        "ConditionExpression": "attribute_exists(pk)",
+        "ExpressionAttributeValues": _wire({":credits": credits, ":now": utc_timestamp()}),
+    }}
+
+
 def _update_if(**update: Any) -> bool:
     """One conditional update_item; False when its condition did not hold (nothing written)."""
     try:

@@ -3,8 +3,9 @@
 
 A markdown check's diff is webcapture.monitors.markdown_diff's; an ai-extract check's is its extracted JSON's
 changes by JSON Pointer (webcapture.monitors.json_pointer_diff), `{fields: [{path, before, after}]}`. A
-screenshot check has no comparison yet (its visual diff needs the monitors function, where the image library
-ships): its `diff` is null.
+screenshot check is not compared here: its visual diff needs the image library, which only the monitors'
+comparison function ships (webcapture.monitors.screenshot_compare; the screenshot function hands its
+checks over, webcapture.monitors.comparison_handoff).
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ _COMPARED = {"markdown": "markdown", "ai-extract": "extracted"}
 
 @dataclass(frozen=True)
 class Comparison:
-    change_status: ChangeStatus | None  # None: this operation's checks are not compared yet (screenshot)
+    change_status: ChangeStatus
     diff: dict[str, Any] | None
 
 
 def compare(operation: str, before: dict[str, Any] | None, after: dict[str, Any]) -> Comparison:
     field = _COMPARED.get(operation)
     if field is None:
-        return Comparison("new" if before is None else None, None)
+        raise ValueError(f"{operation} checks are not compared in the work function: hand them off")
     if before is None:
         return Comparison("new", None)
     if operation == "markdown":

@@ -19,11 +19,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from boto3.dynamodb.types import TypeSerializer
 from botocore.exceptions import ClientError
 
 from webcapture.aws import dynamodb_table, s3_client
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import RequestValidationError
+from webcapture.jobs import job_store
+from webcapture.metering import key_refund_write, transact_with_key_refund
 from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
 from webcapture.unicode_text import well_formed
@@ -93,9 +96,9 @@ def _data_fields(key: CheckKey, data: dict[str, Any] | None) -> dict[str, Any]:
     return {"dataKey": object_key}
 
 
-def finish(key: CheckKey, status: str, *, change_status: str | None, diff: dict[str, Any] | None,
-           data: dict[str, Any] | None, credits_cost: int, error: dict[str, Any] | None) -> None:
-    """The check's final fields (completed or failed), written once over its queued item."""
+def _finished_item(key: CheckKey, status: str, *, change_status: str | None, diff: dict[str, Any] | None,
+                   data: dict[str, Any] | None, credits_cost: int,
+                   error: dict[str, Any] | None) -> dict[str, Any]:
     item: dict[str, Any] = {
         "userId": key.user_id, "monitorId": key.sort_key, "checkId": key.check_id, "at": key.queued_at,
         "status": status, "creditsCost": credits_cost, "finishedAt": utc_timestamp(), "ttl": _ttl(),
@@ -106,7 +109,44 @@ def finish(key: CheckKey, status: str, *, change_status: str | None, diff: dict[
         item["diffJson"] = json.dumps(diff, ensure_ascii=False)
     if error is not None:
         item["errorJson"] = json.dumps(error, ensure_ascii=False)
-    _table().put_item(Item=item)
+    return item
+
+
+# A check is final once finished: only its queued item is ever written over.
+_STILL_QUEUED = {"ConditionExpression": "#st = :queued", "ExpressionAttributeNames": {"#st": "status"}}
+
+
+def finish(key: CheckKey, status: str, *, change_status: str | None, diff: dict[str, Any] | None,
+           data: dict[str, Any] | None, credits_cost: int, error: dict[str, Any] | None) -> bool:
+    """The check's final fields (completed or failed), written once over its queued item. False when it
+    was finished already (a message delivered twice): nothing is written, nothing is to be told."""
+    item = _finished_item(key, status, change_status=change_status, diff=diff, data=data,
+                          credits_cost=credits_cost, error=error)
+    try:
+        _table().put_item(Item=item, **_STILL_QUEUED, ExpressionAttributeValues={":queued": "queued"})
+    except ClientError as failure:
+        if failure.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def fail_refunded(key: CheckKey, error: dict[str, Any], *, credits: int, refund_key: str | None) -> bool:
+    """The check failed after its job completed (its comparison could not be made): written failed and
+    free, its credits counted refunded on its job and given back to `refund_key` (a key with a credit
+    limit), in one transaction. False when the check was finished already."""
+    serialize = TypeSerializer().serialize
+    item = _finished_item(key, "failed", change_status=None, diff=None, data=None, credits_cost=0,
+                          error=error)
+    writes: list[dict[str, Any]] = [{"Put": {
+        "TableName": get_settings().monitors_table,
+        "Item": {name: serialize(value) for name, value in item.items()},
+        **_STILL_QUEUED, "ExpressionAttributeValues": {":queued": serialize("queued")}}}]
+    if credits:
+        writes.append(job_store.late_refund_write(key.check_id, credits))
+        if refund_key is not None:
+            writes.append(key_refund_write(refund_key, credits))
+    return transact_with_key_refund(writes, refund_last=len(writes) == 3)
 
 
 def _data(item: dict[str, Any]) -> dict[str, Any] | None:

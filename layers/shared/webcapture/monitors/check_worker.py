@@ -6,7 +6,8 @@ job of one item, charged like a batch item of the operation (its cost reserved f
 refunded when it fails, never for a bot wall), writes the check `queued` and runs the item at once, the way
 every job item runs (claim, cache, profile, page control, webcapture.jobs.item_worker). When the item has
 its result the job settles as a check: the result is compared with the monitor's last completed check,
-stored, and the monitor's webhook told.
+stored, and the monitor's webhook told. A screenshot's check is handed to the comparison function instead
+(`MonitorChecks.hand_off`), which compares, stores and tells (webcapture.monitors.screenshot_compare).
 
 A message delivered twice makes one check: a scheduled check's id is derived from the SQS message id and its
 time from the message's first send, so the second delivery finds the job and its claimed item.
@@ -45,23 +46,31 @@ CHECK_LINK_SK = "monitorCheck"
 _CHECK_IDS = uuid.UUID("6f1d2c4e-9a57-4b8e-8f0e-2d3c4b5a6978")  # namespace of scheduled checks' ids
 
 
-def _settle_check(job_id: str) -> Job | None:
-    job = job_store.settle(job_id)
-    if job is not None:
-        check_settled(job)
-    return job
+# A check's completed result to compare elsewhere (a screenshot's, in the function that ships the image
+# library: webcapture.monitors.comparison_handoff); None: compared here, as it settles.
+HandOff = Callable[[CheckKey], None]
+# Set on the check's link once its result was handed off, so a later delivery does not send it again.
+HANDED_OFF = "handedOff"
 
 
-CHECK_ITEM = ItemKind(job_noun="monitor check", item_noun="check", metric="MonitorCheck",
-                      settle=_settle_check)
+def _item_kind(hand_off: HandOff | None) -> ItemKind:
+    def settle(job_id: str) -> Job | None:
+        job = job_store.settle(job_id)
+        if job is not None:
+            check_settled(job, hand_off)
+        return job
+
+    return ItemKind(job_noun="monitor check", item_noun="check", metric="MonitorCheck", settle=settle)
 
 
 @dataclass(frozen=True)
 class MonitorChecks:
     """The work function's SQS records: a monitor's check messages, a check's item sent back to wait, and
-    every other record a batch item of `runner`."""
+    every other record a batch item of `runner`. `hand_off`: where a completed check goes to be compared
+    (None: compared here)."""
 
     runner: ItemRunner
+    hand_off: HandOff | None = None
 
     def handle(self, event: dict[str, Any], remaining_ms: Callable[[], float]) -> dict[str, Any]:
         return handle_each_record(event, lambda record: self._record(record, remaining_ms),
@@ -70,24 +79,25 @@ class MonitorChecks:
     def _record(self, record: dict[str, Any], remaining_ms: Callable[[], float]) -> None:
         body = json.loads(record["body"])
         receives = receive_count(record)
+        kind = _item_kind(self.hand_off)
         if CHECK_MESSAGE_KEY in body:
             item_body = begin_check(body[CHECK_MESSAGE_KEY], record, self.runner.operation)
             if item_body is not None:
-                run_item(item_body, receives, remaining_ms, self.runner, CHECK_ITEM)
-                _settle_missed(CheckKey.from_dict(json.loads(item_body)[CHECK_KEY_FIELD]))
+                run_item(item_body, receives, remaining_ms, self.runner, kind)
+                _settle_missed(CheckKey.from_dict(json.loads(item_body)[CHECK_KEY_FIELD]), self.hand_off)
         elif CHECK_KEY_FIELD in body:
-            run_item(record["body"], receives, remaining_ms, self.runner, CHECK_ITEM)
-            _settle_missed(CheckKey.from_dict(body[CHECK_KEY_FIELD]))
+            run_item(record["body"], receives, remaining_ms, self.runner, kind)
+            _settle_missed(CheckKey.from_dict(body[CHECK_KEY_FIELD]), self.hand_off)
         else:
             run_item(record["body"], receives, remaining_ms, self.runner, BATCH_ITEM)
 
 
-def _settle_missed(key: CheckKey) -> None:
-    """A check whose job settled but whose comparison did not get written (AWS trouble then: the record was
-    delivered again and its item found done) is finished now."""
+def _settle_missed(key: CheckKey, hand_off: HandOff | None) -> None:
+    """A check whose job settled but whose comparison did not get written, or handed off (AWS trouble then:
+    the record was delivered again and its item found done), is finished now."""
     job = job_store.get_job(key.check_id)
     if job is not None and job.finished_at is not None and check_store.is_queued(key):
-        check_settled(job)
+        check_settled(job, hand_off)
 
 
 def _sent_at(record: dict[str, Any]) -> str:
@@ -148,28 +158,31 @@ def begin_check(message: dict[str, Any], record: dict[str, Any], operation: Oper
     return item_body
 
 
-def _link(job_id: str) -> CheckKey | None:
-    item = job_store.job_part(job_id, CHECK_LINK_SK)
-    return None if item is None else CheckKey.from_dict(item)
-
-
-def check_settled(job: Job) -> None:
-    """The check's item has its result: compare, store and tell the webhook."""
-    key = _link(job.job_id)
-    if key is None:
+def check_settled(job: Job, hand_off: HandOff | None = None) -> None:
+    """The check's item has its result: compare (or hand it off to be compared), store and tell the
+    webhook."""
+    link = job_store.job_part(job.job_id, CHECK_LINK_SK)
+    if link is None:
         logger.warning("a settled check has no monitor link", extra={"jobId": job.job_id})
         return
+    key = CheckKey.from_dict(link)
+    if hand_off is not None and link.get(HANDED_OFF):
+        return  # being compared elsewhere
     results, _ = job_store.results_page(job.job_id, -1, 1, budget_bytes=1 << 62)
     result = results[0]
     monitor = store.find(key.user_id, key.monitor_id)
     operation = monitor.operation if monitor is not None else job.operation
     if result["status"] != "completed":
-        check_store.finish(key, "failed", change_status=None, diff=None, data=None,
-                           credits_cost=job.credits_cost, error=result.get("error"))
-        check_events.check_failed(job, key, monitor, result.get("error"))
+        if check_store.finish(key, "failed", change_status=None, diff=None, data=None,
+                              credits_cost=job.credits_cost, error=result.get("error")):
+            check_events.check_failed(job, key, monitor, result.get("error"))
+        return
+    if hand_off is not None:
+        hand_off(key)  # sent first, marked after: a failure between sends it again, never loses it
+        job_store.mark_part(job.job_id, CHECK_LINK_SK, HANDED_OFF)
         return
     data = result["data"]
     comparison = compare(operation, check_store.last_completed_data(key), data)
-    check_store.finish(key, "completed", change_status=comparison.change_status, diff=comparison.diff,
-                       data=data, credits_cost=job.credits_cost, error=None)
-    check_events.check_completed(job, key, monitor, comparison)
+    if check_store.finish(key, "completed", change_status=comparison.change_status, diff=comparison.diff,
+                          data=data, credits_cost=job.credits_cost, error=None):
+        check_events.check_completed(job, key, monitor, comparison)
