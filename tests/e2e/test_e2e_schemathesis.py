@@ -1,10 +1,11 @@
 """schemathesis drives the local API from the OpenAPI document: no 5xx of ours, every answer as documented.
 
-Bounded: a fixed number of examples per operation, one worker. Targets are the document's own examples
-pointed at the loopback fixture server (so the 200 forms are exercised) and whatever URLs schemathesis makes
-up: no network here, so public names fail fast to the documented 502 NAVIGATION_FAILED, which is the page's
-failure, not ours; 500 and 503 stay failures. Any unhandled error the functions log fails the test too, so a
-crash hidden behind the gateway's 502 cannot pass.
+Bounded: a fixed number of examples per operation, on two workers (the local API serves requests side by
+side, as the gateway does). Targets are the document's own examples pointed at the loopback fixture server
+(so the 200 forms are exercised) and whatever URLs schemathesis makes up: no network here, so public names
+fail fast to the documented 502 NAVIGATION_FAILED, which is the page's failure, not ours; 500 and 503 stay
+failures. Any unhandled error the functions log fails the test too, so a crash hidden behind the gateway's
+502 cannot pass.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def test_schemathesis_finds_nothing(fuzzed_api: LocalApi, tmp_path: Path) -> Non
     run = subprocess.run(
         [str(Path(sys.executable).with_name("st")), "--config-file", str(config), "run", str(schema),
          "--url", fuzzed_api.url, "-H", f"Authorization: Bearer {fuzzed_api.api_key}",
-         "--checks", CHECKS, "--max-examples", str(EXAMPLES_PER_OPERATION), "--workers", "1",
+         "--checks", CHECKS, "--max-examples", str(EXAMPLES_PER_OPERATION), "--workers", "2",
          "--request-timeout", "40", "--seed", "20261122", "--no-color",
          # A batch's items run after its answer, on the queue: fuzzed, up to 1,000 generated pages each would
          # keep the workers busy long after the run (test_e2e_jobs covers the batch's validation and limits).
