@@ -52,7 +52,7 @@ def test_the_tools_and_schemas_are_the_stdio_servers(local_api: LocalApi) -> Non
 
     anyio.run(over_stdio)
     over_http(local_api, local_api.api_key, listing)
-    assert len(listed["http"]) == 10 and "maxChars" in listed["http"]["markdown"]["properties"]
+    assert len(listed["http"]) == 17 and "maxChars" in listed["http"]["markdown"]["properties"]
     assert listed["http"] == listed["stdio"]
 
 
