@@ -39,7 +39,12 @@ TOOL_REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "map": ("/v1/web/map", ()),
     "crawl": ("/v1/web/crawl", ()),
     "batch": ("/v1/batch", ()),
+    "monitor_create": ("/v1/monitors", ()),
+    "monitor_update": ("/v1/monitors/{monitorId}", ()),
 }
+# The tools whose route is not a POST (the rest are); a path parameter (monitorId) is the tool's own
+# property, added by the client beside the body's.
+TOOL_METHODS: dict[str, str] = {"monitor_update": "patch"}
 
 
 def endpoint(path: str, method: str = "post") -> Endpoint:
@@ -50,11 +55,11 @@ def endpoint(path: str, method: str = "post") -> Endpoint:
     raise LookupError(f"no endpoint {method.upper()} {path}")
 
 
-def request_schema(path: str, *, without: Iterable[str] = ()) -> dict[str, Any]:
-    """The request model's schema of POST `path`, minus the top-level fields named in `without`."""
-    model = endpoint(path).request
+def request_schema(path: str, *, without: Iterable[str] = (), method: str = "post") -> dict[str, Any]:
+    """The request model's schema of `method` `path`, minus the top-level fields named in `without`."""
+    model = endpoint(path, method).request
     if model is None:
-        raise LookupError(f"POST {path} takes no request body")
+        raise LookupError(f"{method.upper()} {path} takes no request body")
     schema = model.model_json_schema(ref_template=_DEFS, schema_generator=SchemaGenerator)
     properties: dict[str, Any] = schema["properties"]
     for name in without:
@@ -67,9 +72,13 @@ def request_schema(path: str, *, without: Iterable[str] = ()) -> dict[str, Any]:
 
 
 def tool_schemas() -> dict[str, Any]:
-    return {name: {"path": path, "without": list(without),
-                   "inputSchema": request_schema(path, without=without)}
-            for name, (path, without) in TOOL_REQUESTS.items()}
+    schemas: dict[str, Any] = {}
+    for name, (path, without) in TOOL_REQUESTS.items():
+        method = TOOL_METHODS.get(name, "post")
+        schemas[name] = {"path": path, "without": list(without), **({"method": method} if name in TOOL_METHODS
+                                                                     else {}),
+                         "inputSchema": request_schema(path, without=without, method=method)}
+    return schemas
 
 
 def render() -> str:

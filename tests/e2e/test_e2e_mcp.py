@@ -38,11 +38,15 @@ TOOL_ROUTES = {
     "map": ("/v1/web/map", set()),
     "crawl": ("/v1/web/crawl", set()),
     "batch": ("/v1/batch", set()),
+    "monitor_create": ("/v1/monitors", set()),
 }
 # Tools whose text answer is paged (maxChars, offset: properties of the tool's own).
 TEXT_TOOLS = {"markdown", "content", "links", "extract"}
 # Tools whose input is no request body (a GET's path and query parameters).
-OTHER_TOOLS = {"job_status"}
+OTHER_TOOLS = {"job_status", "monitor_list", "monitor_get", "monitor_update", "monitor_delete", "monitor_run",
+               "monitor_checks"}
+# The fields a tool's body must have, where it is more than the url.
+REQUIRED = {"batch": ["operation", "requests"], "monitor_create": ["schedule", "url", "operation"]}
 
 
 @asynccontextmanager
@@ -99,8 +103,7 @@ def test_tools_are_typed_by_the_openapi_request_schemas(local_api: LocalApi) -> 
             expected["properties"].update(paging.SCHEMA_PROPERTIES)
         got = resolved(tool.input_schema, tool.input_schema.get("$defs", {}), "#/$defs/")
         assert got == expected, name
-        assert got["type"] == "object" and got["required"] == (["operation", "requests"] if name == "batch"
-                                                             else ["url"])
+        assert got["type"] == "object" and got["required"] == REQUIRED.get(name, ["url"])
         assert tool.description and len(tool.description) > 200  # written for a model to choose by
         assert tool.annotations is not None and tool.annotations.open_world_hint is True
     # The fields a tool sets itself are really in the API's schema (a rename would show here).

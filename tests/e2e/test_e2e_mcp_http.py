@@ -1,6 +1,6 @@
 """POST /v1/mcp through the local API with the MCP SDK's own Streamable HTTP client: the stdio server's tools
-and schemas, a long page read to its end with offset, an image, a crawl then its status, and the caller's key
-deciding what is whose."""
+and schemas, a long page read to its end with offset, an image, a crawl then its status, a monitor made, run,
+read and deleted, and the caller's key deciding what is whose."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_the_tools_and_schemas_are_the_stdio_servers(local_api: LocalApi) -> Non
 
     anyio.run(over_stdio)
     over_http(local_api, local_api.api_key, listing)
-    assert len(listed["http"]) == 10 and "maxChars" in listed["http"]["markdown"]["properties"]
+    assert len(listed["http"]) == 17 and "maxChars" in listed["http"]["markdown"]["properties"]
     assert listed["http"] == listed["stdio"]
 
 
@@ -121,6 +121,39 @@ def test_a_crawl_then_its_status_and_another_users_job_is_not_found(stack_aws: L
 
     over_http(api, api.api_key, crawl)
     over_http(api, other_key, someone_else)
+
+
+def test_a_monitor_made_run_read_and_deleted_by_its_tools_and_not_another_users(stack_aws: LocalApi) -> None:
+    api = stack_aws
+    other_key, _ = api_keys.create_key("someone-else-mcp-monitors", "other")
+    made: dict[str, Any] = {}
+
+    async def watch(session: ClientSession) -> None:
+        created = await session.call_tool("monitor_create", {
+            "url": get_server().url("/plain.html"), "operation": "markdown", "schedule": "rate(1 day)"})
+        assert not created.is_error, created
+        made.update(json.loads(text_of(created)))
+        run = await session.call_tool("monitor_run", {"monitorId": made["monitorId"]})
+        assert not run.is_error, run
+        queued = json.loads(run.content[-1].text)  # type: ignore[union-attr]
+        paused = await session.call_tool("monitor_update", {"monitorId": made["monitorId"], "enabled": False})
+        assert json.loads(text_of(paused))["nextRunAt"] is None
+        checks = await session.call_tool("monitor_checks", {"monitorId": made["monitorId"]})
+        assert [c["checkId"] for c in json.loads(text_of(checks))["checks"]] == [queued["checkId"]]
+
+    async def someone_else(session: ClientSession) -> None:
+        result = await session.call_tool("monitor_get", {"monitorId": made["monitorId"]})
+        assert result.is_error and text_of(result).startswith("webcapture API error 404 NOT_FOUND")
+
+    async def delete(session: ClientSession) -> None:
+        deleted = await session.call_tool("monitor_delete", {"monitorId": made["monitorId"]})
+        assert json.loads(text_of(deleted)) == {"monitorId": made["monitorId"], "deleted": True}
+        listed = await session.call_tool("monitor_list", {})
+        assert made["monitorId"] not in text_of(listed)
+
+    over_http(api, api.api_key, watch)
+    over_http(api, other_key, someone_else)
+    over_http(api, api.api_key, delete)
 
 
 def test_no_key_is_a_401(local_api: LocalApi) -> None:

@@ -31,6 +31,10 @@ from webcapture_client.mcp_server.tools import TOOLS, ToolEntry
 from webcapture_client.settings import ClientSettings
 
 TEXT_TOOLS = {"markdown", "content", "links", "extract"}
+# The least body of the tools that need more than a url.
+VALID_BODIES: dict[str, dict[str, Any]] = {
+    "batch": {"operation": "links", "requests": [{"url": "https://example.com/"}]},
+    "monitor_create": {"url": "https://example.com/", "operation": "markdown", "schedule": "rate(1 hour)"}}
 SERVER_SIDE = ("webcapture", "boto3", "botocore", "playwright", "aws_lambda_powertools", "openai")
 
 
@@ -60,8 +64,7 @@ def test_input_schema_is_the_documents_request_schema(tool: Any) -> None:
     Draft202012Validator.check_schema(schema)
     assert resolved(schema, schema.get("$defs", {}), "#/$defs/") == expected
     validator = Draft202012Validator(schema)
-    valid = ({"operation": "links", "requests": [{"url": "https://example.com/"}]} if tool.name == "batch"
-             else {"url": "https://example.com/"})
+    valid = VALID_BODIES.get(tool.name, {"url": "https://example.com/"})
     assert validator.is_valid(valid)
     assert not validator.is_valid({**valid, "url": 5} if "url" in valid else {**valid, "requests": 5})
     assert not validator.is_valid({})

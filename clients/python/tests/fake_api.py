@@ -79,3 +79,28 @@ def ok(data: dict[str, Any], status: int = 200) -> Reply:
 def failed(status: int, code: str, message: str = "it failed", **headers: str) -> Reply:
     return Reply(status, {"success": False, "error": {"code": code, "message": message,
                                                       "requestId": "req-1"}}, headers)
+
+
+def monitor_data(**fields: Any) -> dict[str, Any]:
+    """A monitor as the monitor routes answer it, with `fields` over it."""
+    return {"monitorId": "mon_1", "name": "Pricing", "url": "https://example.com/pricing", "operation": "markdown",
+            "request": {}, "schedule": "rate(1 hour)", "timezone": None, "webhook": None,
+            "diff": {"threshold": 0.1}, "enabled": True, "createdAt": "2026-11-27T10:00:00.000Z",
+            "updatedAt": "2026-11-27T10:00:00.000Z", "nextRunAt": "2026-11-27T11:00:00.000Z", **fields}
+
+
+def check_data(check_id: str, status: str = "completed", change: str | None = "same", **fields: Any) -> dict[str, Any]:
+    return {"checkId": check_id, "at": f"2026-11-27T10:00:00.000Z#{check_id}", "status": status,
+            "changeStatus": change if status == "completed" else None, "diff": None,
+            "data": {"markdown": "# Pricing"} if status == "completed" else None, "creditsCost": 1, **fields}
+
+
+def serve_check_pages(api: FakeApi, monitor_id: str, pages: list[list[dict[str, Any]]], limit: int) -> None:
+    """The monitor's checks as `pages` (newest first), each asked with `limit` and the cursor of the one
+    before: `next` names the following page, null on the last. A page may be short, even empty, and not be
+    the last, as the API's are when a page fills its answer's size."""
+    for number, checks in enumerate(pages):
+        cursor = "" if number == 0 else f"&cursor=c{number}"
+        following = f"c{number + 1}" if number + 1 < len(pages) else None
+        api.on(f"GET /v1/monitors/{monitor_id}/checks?limit={limit}{cursor}",
+               ok({"monitorId": monitor_id, "checks": checks, "next": following}))

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from webcapture_client import results as typed
+from webcapture_client.monitor_methods import checks_path, stuck_cursor
 from webcapture_client.sdk import TIMEOUT_S, Client, Job
 
 AsyncProgress = Callable[[typed.JobStatus], Awaitable[None] | None]
@@ -79,6 +80,57 @@ class AsyncClient:
 
     async def fetch(self, url: str) -> bytes:
         return await asyncio.to_thread(self.sync.fetch, url)
+
+    # -- monitors (Client's, awaitable; the checks as an async iterator) ------------------------------
+
+    async def create_monitor(self, url: str, operation: str, schedule: str, **fields: Any) -> typed.Monitor:
+        return await asyncio.to_thread(self.sync.create_monitor, url, operation, schedule, **fields)
+
+    async def monitors(self) -> list[typed.Monitor]:
+        return await asyncio.to_thread(self.sync.monitors)
+
+    async def get_monitor(self, monitor_id: str) -> typed.Monitor:
+        return await asyncio.to_thread(self.sync.get_monitor, monitor_id)
+
+    async def update_monitor(self, monitor_id: str, **fields: Any) -> typed.Monitor:
+        return await asyncio.to_thread(self.sync.update_monitor, monitor_id, **fields)
+
+    async def delete_monitor(self, monitor_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.delete_monitor, monitor_id)
+
+    async def run_monitor(self, monitor_id: str) -> typed.MonitorRun:
+        return await asyncio.to_thread(self.sync.run_monitor, monitor_id)
+
+    async def monitor_checks_page(self, monitor_id: str, *, limit: int | None = None,
+                                  cursor: str | None = None) -> typed.MonitorChecks:
+        return await asyncio.to_thread(self.sync.monitor_checks_page, monitor_id, limit=limit, cursor=cursor)
+
+    async def monitor_checks(self, monitor_id: str, *,
+                             page_size: int = 100) -> AsyncIterator[typed.MonitorCheck]:
+        """Every check, newest first, page after page until `next` is null."""
+        cursor: str | None = None
+        while True:
+            page = await self.monitor_checks_page(monitor_id, limit=page_size, cursor=cursor)
+            for check in page.checks:
+                yield check
+            if page.next is None:
+                return
+            if page.next == cursor:
+                raise stuck_cursor(checks_path(monitor_id, page_size, cursor), page.next)
+            cursor = page.next
+
+    async def wait_for_check(self, monitor_id: str, check_id: str, *, poll_s: float = 1.0,
+                             timeout_s: float | None = None) -> typed.MonitorCheck:
+        """Poll (with asyncio.sleep) until the check has run. TimeoutError after `timeout_s`."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            check = await asyncio.to_thread(self.sync.find_check, monitor_id, check_id)
+            if check is not None and check.finished:
+                return check
+            if deadline is not None and time.monotonic() >= deadline:
+                state = check.status if check is not None else "not listed yet"
+                raise TimeoutError(f"check {check_id} of {monitor_id} still {state} after {timeout_s} s")
+            await asyncio.sleep(poll_s)
 
 
 class AsyncJob:

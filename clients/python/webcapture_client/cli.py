@@ -1,5 +1,5 @@
 """`webcapture`: the API from a shell (`webcapture shot|links|extract|markdown|content|pdf|sign|map|crawl|
-batch|job`) and `webcapture mcp`, the MCP server over stdio for AI agents.
+batch|job|profiles|monitors`) and `webcapture mcp`, the MCP server over stdio for AI agents.
 
 Only the standard library is imported here: the MCP SDK (the `[mcp]` extra) is imported by `webcapture mcp`
 alone, so the other commands run where only the client is installed, and start fast.

@@ -18,6 +18,7 @@ from typing import Any
 from webcapture_client.crawl import add_crawl_command
 from webcapture_client.http import Answer, CliFailure, call, fetch, progress
 from webcapture_client.jobs import add_job_commands
+from webcapture_client.monitors import add_monitor_commands
 from webcapture_client.profiles import add_profile_commands
 from webcapture_client.settings import client_settings
 from webcapture_client.signed_links import signed_link
@@ -286,6 +287,7 @@ def add_commands(commands: Any) -> None:
     site_map.set_defaults(run=_map)
     add_crawl_command(commands, where)
     add_profile_commands(commands, where)
+    add_monitor_commands(commands, where)
 
     pdf = command("pdf", "the page as a PDF file", _pdf)
     pdf.add_argument("-o", "--output", default="page.pdf", help="file to write, or - for stdout")

@@ -79,13 +79,17 @@ def _job(args: argparse.Namespace) -> int:
 
 
 def _get(api_url: str, api_key: str, job_id: str, query: str = "") -> dict[str, Any]:
-    """A read of the job. It is free and changes nothing, so a failure a retry may cure (429, a 5xx, the API
+    return read(api_url, api_key, f"/v1/jobs/{job_id}{query}")
+
+
+def read(api_url: str, api_key: str, path: str) -> dict[str, Any]:
+    """A GET's data. A read is free and changes nothing, so a failure a retry may cure (429, a 5xx, the API
     out of reach) is tried again after 1, 2, 4 and 8 s before it ends the command: a long `--wait` is not
     lost to one busy moment."""
     attempt = 0
     while True:
         try:
-            return data_of(call(api_url, api_key, f"/v1/jobs/{job_id}{query}", None, method="GET"))
+            return data_of(call(api_url, api_key, path, None, method="GET"))
         except CliFailure as failure:
             if attempt >= READ_RETRIES or not _transient(failure):
                 raise

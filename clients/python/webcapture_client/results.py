@@ -157,3 +157,88 @@ def job_status(data: Data) -> JobStatus:
     return JobStatus(str(data["jobId"]), str(data.get("operation", "")), str(data["status"]),
                      int(data.get("total", 0)), int(data.get("completed", 0)), int(data.get("failed", 0)),
                      int(data.get("cancelled", 0)), results, data.get("next"), data)
+
+
+@dataclass(frozen=True)
+class Monitor:
+    """A monitor as the monitor routes answer it (docs/monitors.md): a page checked on a schedule."""
+
+    monitor_id: str
+    name: str
+    url: str
+    operation: str
+    request: Data
+    schedule: str
+    timezone: str | None
+    webhook: Data | None
+    diff: Data
+    enabled: bool
+    created_at: str
+    updated_at: str
+    next_run_at: str | None
+    warning: str | None = None
+    raw: Data = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class MonitorRun:
+    """A check asked for now (`POST /v1/monitors/{id}/run`): queued, listed by `check_id` among the checks."""
+
+    monitor_id: str
+    check_id: str
+    status: str
+    raw: Data = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class MonitorCheck:
+    """One check: `queued`, then `completed` or `failed`; `change_status` against the last completed check
+    (`new`, `same`, `changed`; None until completed), `diff` what changed, `data` the operation's answer."""
+
+    check_id: str
+    at: str
+    status: str
+    change_status: str | None
+    diff: Data | None
+    data: Data | None
+    credits_cost: int
+    error: Data | None = None
+    raw: Data = field(default_factory=dict, repr=False)
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "queued"
+
+
+@dataclass(frozen=True)
+class MonitorChecks:
+    """One page of a monitor's checks, newest first; `next`: the older page's cursor (None on the last)."""
+
+    monitor_id: str
+    checks: list[MonitorCheck]
+    next: str | None
+    raw: Data = field(default_factory=dict, repr=False)
+
+
+def monitor(data: Data) -> Monitor:
+    diff = data.get("diff")
+    return Monitor(str(data["monitorId"]), str(data.get("name", "")), str(data.get("url", "")),
+                   str(data.get("operation", "")), data.get("request") or {}, str(data.get("schedule", "")),
+                   data.get("timezone"), data.get("webhook"), diff if isinstance(diff, dict) else {},
+                   bool(data.get("enabled", True)), str(data.get("createdAt", "")),
+                   str(data.get("updatedAt", "")), data.get("nextRunAt"), data.get("warning"), data)
+
+
+def monitor_run(data: Data) -> MonitorRun:
+    return MonitorRun(str(data["monitorId"]), str(data["checkId"]), str(data.get("status", "")), data)
+
+
+def monitor_check(data: Data) -> MonitorCheck:
+    return MonitorCheck(str(data["checkId"]), str(data.get("at", "")), str(data["status"]),
+                        data.get("changeStatus"), data.get("diff"), data.get("data"),
+                        int(data.get("creditsCost", 0)), data.get("error"), data)
+
+
+def monitor_checks(data: Data) -> MonitorChecks:
+    return MonitorChecks(str(data["monitorId"]), [monitor_check(item) for item in data.get("checks", [])],
+                         data.get("next"), data)

@@ -23,6 +23,7 @@ from urllib.parse import quote, urlencode
 from webcapture_client import __version__
 from webcapture_client import results as typed
 from webcapture_client.errors import ApiConnectionError, WebcaptureError, error_class
+from webcapture_client.monitor_methods import MonitorMethods
 from webcapture_client.settings import client_settings
 
 USER_AGENT = f"webcapture-python/{__version__}"
@@ -91,7 +92,7 @@ def _error(answer: _Answer) -> WebcaptureError:
                                             error=error, retry_after_s=_retry_after(answer.headers))
 
 
-class Client:
+class Client(MonitorMethods):
     """A webcapture API: where it is (`api_url`, else $WEBCAPTURE_API_URL, else http://127.0.0.1:3000) and
     the key (`api_key`, else $WEBCAPTURE_API_KEY)."""
 

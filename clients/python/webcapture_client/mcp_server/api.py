@@ -33,6 +33,12 @@ class ToolApi:
     async def get(self, path: str, *, report_wait: bool = True) -> Answer:
         return await self._send("GET", path, None, "application/json", report_wait)
 
+    async def patch(self, path: str, body: dict[str, Any]) -> Answer:
+        return await self._send("PATCH", path, body, "application/json", True)
+
+    async def delete(self, path: str) -> Answer:
+        return await self._send("DELETE", path, None, "application/json", True)
+
     async def _send(self, method: str, path: str, body: dict[str, Any] | None, accept: str,
                     report_wait: bool) -> Answer:
         """One call. report_wait: report the seconds waited as progress (a tool that reports its own

@@ -27,3 +27,8 @@ def schema_source(tool: str) -> tuple[str, tuple[str, ...]]:
     """The route whose request model the tool's schema is, and the fields left out of it."""
     entry = _schemas()[tool]
     return entry["path"], tuple(entry["without"])
+
+
+def schema_method(tool: str) -> str:
+    """The method of that route: post unless the file names another."""
+    return str(_schemas()[tool].get("method", "post"))

@@ -30,7 +30,8 @@ from webcapture_client.settings import ClientSettings, client_settings
 INSTRUCTIONS = (
     "webcapture loads web pages in a real browser and returns what you ask for. To read a page use markdown; "
     "to find a site's pages, links; to see a page, screenshot; for structured data, extract; for the HTML, "
-    "content; for a file to hand over, pdf. Every call costs the user credits (extract 5, the others 1), so "
+    "content; for a file to hand over, pdf; to watch a page for changes over time, monitor_create, then "
+    "monitor_checks. Every call that loads a page costs the user credits (extract 5, the others 1), so "
     "prefer one well-aimed call. Only public http(s) pages can be loaded.")
 
 _log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_types import ContentBlock, TextContent, Tool, ToolAnnotations
 
-from webcapture_client.mcp_server import answers, jobs, paging
+from webcapture_client.mcp_server import answers, jobs, monitor_runs, paging
 from webcapture_client.mcp_server.api import Run, ToolApi, ToolFailure
 from webcapture_client.mcp_server.schemas import request_schema, schema_source
 
@@ -31,17 +31,18 @@ class ToolEntry:
     description: str
     input_schema: dict[str, Any]
     run: Run
-    read_only: bool = True  # false: the call stores something (a file) for the user
+    read_only: bool = True  # false: the call stores something (a file, a monitor) for the user
     # The route whose request model is the input schema, and the fields the tool sets itself (left out of
     # the schema): what the e2e test compares with the OpenAPI document.
     path: str | None = None
     fixed: Mapping[str, Any] = field(default_factory=lambda: _NO_FIELDS)
+    destructive: bool = False  # true: the call deletes something of the user's
 
     def listing(self) -> Tool:
         return Tool(name=self.name, title=self.title, description=self.description,
                     input_schema=self.input_schema,
                     annotations=ToolAnnotations(title=self.title, read_only_hint=self.read_only,
-                                                destructive_hint=False, idempotent_hint=False,
+                                                destructive_hint=self.destructive, idempotent_hint=False,
                                                 open_world_hint=True))
 
 
@@ -202,6 +203,68 @@ JOB_STATUS = ToolEntry(
         "cursor": {"type": "string", "description": "the previous answer's next"}}},
     jobs.look_up())
 
+_MONITOR = ("A monitor checks one page on a schedule with one operation (markdown, screenshot or "
+            "ai-extract) and compares each check with the last completed one: changeStatus new, same or "
+            "changed, and the diff (markdown: the lines added and removed, as a unified diff; ai-extract: "
+            "each changed value by its JSON Pointer, before and after). ")
+
+MONITOR_CREATE = ToolEntry(
+    "monitor_create", "Watch a page on a schedule",
+    _MONITOR + "Creates one: url, operation, schedule ('rate(1 hour)', 'rate(30 minutes)', or an EventBridge "
+    "cron of six fields such as 'cron(0 9 ? * MON-FRI *)', read in timezone, UTC by default; at least once a "
+    "minute at most), and request, the operation's own request body without url (for ai-extract, its prompt "
+    "and response_format). webhook {url, events} gets monitor.changed (the default), monitor.checked, "
+    "monitor.failed. Only public http(s) pages. Free to create; each check costs what its operation costs "
+    "(markdown and screenshot 1 credit, ai-extract 5), so choose the schedule with the user. At most 100 "
+    "monitors a user.",
+    monitor_runs.body_schema("monitor_create", "/v1/monitors", "post"), monitor_runs.create(),
+    read_only=False, path="/v1/monitors")
+
+MONITOR_LIST = ToolEntry(
+    "monitor_list", "List your monitors",
+    "Every monitor of the user, oldest first: its monitorId, url, operation, schedule, enabled and nextRunAt "
+    "(when it checks next). Free.",
+    {"type": "object", "properties": {}}, monitor_runs.list_all())
+
+MONITOR_GET = ToolEntry(
+    "monitor_get", "Look at a monitor",
+    "One monitor's settings (url, operation, request, schedule, timezone, webhook, enabled) and nextRunAt. "
+    "Free.", monitor_runs.id_only_schema(), monitor_runs.get_one())
+
+MONITOR_UPDATE = ToolEntry(
+    "monitor_update", "Change a monitor",
+    "Change a monitor's schedule, timezone, name, request (replaced whole: give every field it should "
+    "keep), webhook (null removes it), diff or enabled (false pauses its schedule; monitor_run still "
+    "checks). Its url and operation cannot change: for another page or operation, create a new monitor. "
+    "Free.",
+    monitor_runs.with_monitor_id(monitor_runs.body_schema("monitor_update", "/v1/monitors/{monitorId}",
+                                                          "patch")),
+    monitor_runs.update(), read_only=False)
+
+MONITOR_DELETE = ToolEntry(
+    "monitor_delete", "Delete a monitor",
+    "Delete a monitor and its schedule: it checks no more. Its past checks are not listed any more. Free.",
+    monitor_runs.id_only_schema(), monitor_runs.delete(), read_only=False, destructive=True)
+
+MONITOR_RUN = ToolEntry(
+    "monitor_run", "Check a monitor now",
+    "Queue a check of the monitor now, enabled or not, and answer its checkId; the check runs within about a "
+    "minute, then monitor_checks shows it (newest first) with its changeStatus and diff. Costs what the "
+    "monitor's operation costs.", monitor_runs.id_only_schema(), monitor_runs.run_now(), read_only=False)
+
+MONITOR_CHECKS = ToolEntry(
+    "monitor_checks", "Read a monitor's checks",
+    "A monitor's checks, newest first: each with status (queued, completed, failed), changeStatus (new, "
+    "same, changed), diff, the operation's answer as data, creditsCost and error. limit (1-100) checks at "
+    f"a time, {monitor_runs.DEFAULT_CHECKS} by default (each check holds the page's whole answer); pass the "
+    "answer's next as cursor for older ones. Free.",
+    monitor_runs.id_only_schema(limit={"type": "integer", "minimum": 1, "maximum": 100},
+                                cursor={"type": "string", "description": "the previous answer's next"}),
+    monitor_runs.checks())
+
+MONITOR_TOOLS: tuple[ToolEntry, ...] = (MONITOR_CREATE, MONITOR_LIST, MONITOR_GET, MONITOR_UPDATE,
+                                        MONITOR_DELETE, MONITOR_RUN, MONITOR_CHECKS)
+
 TOOLS: tuple[ToolEntry, ...] = (MARKDOWN, SCREENSHOT, LINKS, EXTRACT, CONTENT, PDF, MAP, CRAWL, BATCH,
-                                JOB_STATUS)
+                                JOB_STATUS, *MONITOR_TOOLS)
 
