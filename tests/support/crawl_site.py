@@ -10,13 +10,25 @@ second). How a Crawl-delay paces a host is tested without waiting on it (tests/u
 
 The off-site redirect's target is served too (OTHER_ADDRESS), so the redirect completes and is recorded as
 skipped for leaving the site, not as a failed navigation.
+
+A test that needs the site's shape but not its size asks for fewer pages per level (`level_sizes`); one that
+needs many pages without a deep tree asks for `/many/` (`many`: a page linking to that many pages, linked
+from nowhere else and listed in no sitemap, so a crawl of `/` never sees it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tests.support.sample_site import OTHER_ADDRESS, SITE_ADDRESS, Route, SampleSite, SiteServer, _html
+from tests.support.sample_site import (
+    LEVEL_SIZES,
+    OTHER_ADDRESS,
+    SITE_ADDRESS,
+    Route,
+    SampleSite,
+    SiteServer,
+    _html,
+)
 
 CALENDAR_MONTHS = 5  # the trap's months within the default maxDepth (5): 2026/01 at depth 1 .. 2026/05
 
@@ -36,13 +48,19 @@ class CrawlSite:
     """The crawl's site and the off-site redirect's target, served until `stop`."""
 
     canary: str  # host:port of the internal service
+    level_sizes: tuple[int, ...] = LEVEL_SIZES
+    many: int = 0  # pages under /many/
     site: SampleSite = field(init=False)
     servers: list[SiteServer] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.site = SampleSite(SITE_ADDRESS, canary=self.canary)
+        self.site = SampleSite(SITE_ADDRESS, canary=self.canary, level_sizes=self.level_sizes)
         routes = self.site.routes()
         routes["/robots.txt"] = crawl_robots(self.site)
+        if self.many:
+            pages = [f"/many/p{n}.html" for n in range(self.many)]
+            routes["/many/"] = _html("Many", [(path, f"Page {path}") for path in pages])
+            routes.update({path: _html(f"Page {path}", []) for path in pages})
         self.main = SiteServer(routes)
         self.other = SiteServer({"/landing": _html("Elsewhere", [])}, address=OTHER_ADDRESS)
         self.servers = [self.main, self.other]
@@ -52,7 +70,8 @@ class CrawlSite:
 
     def expected_pages(self) -> set[str]:
         """The canonical URLs a default crawl of `/` (maxDepth 5, sitemap include, query kept) records:
-        the 500 pages, /about.html, the page under its query spelling, the trap's first months and the
+        the tree's pages (500 unless `level_sizes` says fewer), /about.html, the page under its query
+        spelling, the trap's first months and the
         redirect off site (recorded as skipped). Not /private/ (robots.txt), not the canary (another
         host), not the calendar past depth 5."""
         paths = [path for path, _ in self.site.pages]

@@ -76,12 +76,14 @@ class SampleSite:
 
     name: str = SITE_ADDRESS
     canary: str = "127.0.0.1:9"
+    # Pages per level, depth 0 first: the 500-page site unless a test needs fewer.
+    level_sizes: tuple[int, ...] = LEVEL_SIZES
     pages: list[tuple[str, int]] = field(default_factory=list)  # (path, depth) of the 500 pages
     children: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         levels: list[list[str]] = []
-        for level, size in enumerate(LEVEL_SIZES):
+        for level, size in enumerate(self.level_sizes):
             levels.append(["/"] if level == 0 else [f"/l{level}/p{n}.html" for n in range(size)])
         for level, paths in enumerate(levels):
             self.pages += [(path, level) for path in paths]

@@ -25,6 +25,7 @@ from webcapture import egress, request_scope
 from webcapture.browser.budget import MIN_STEP_MS, WATCHDOG_GRACE_S, Deadline, watchdog
 from webcapture.browser.launch import processes
 from webcapture.browser.lifecycle import BrowserHost, abandon_host, host
+from webcapture.browser.page.held_navigation import HOLD_JS, follow_held
 from webcapture.browser.page.navigation import navigated, return_from_failed_move
 from webcapture.browser.page.page_actions import run_actions
 from webcapture.browser.page.page_context import PageSetup, close_quietly, context_options, prepare_context
@@ -216,6 +217,10 @@ def _in_fresh_context(
         page = spare[1] if spare is not None else context.new_page()
         # Watching from the start: a navigation the page begins during the load or the wait is known.
         motion = MainFrameMotion(page)
+        if pool is None:
+            # A navigation the page asks for while it is parsed is held until its address is tried (a pool's
+            # way out cannot be tried from here).
+            page.add_init_script(HOLD_JS)
         preparation = PagePreparation(page, control)
         crashed: list[bool] = []
 
@@ -238,8 +243,11 @@ def _in_fresh_context(
                 def back() -> str | None:
                     return return_from_failed_move(page, motion, refusals, deadline, wait_until, late)
 
+                def held(returned_from: str | None) -> str | None:
+                    return follow_held(page, motion, deadline, returned_from) if pool is None else None
+
                 work = _prepared(preparation, visit.action, control)
-                result = _at_rest(page, status, deadline, motion, work, back,
+                result = _at_rest(page, status, deadline, motion, work, back, held,
                                   late if late is not None else [])
             if visit.profile is not None and visit.profile.save:
                 # After the output and the actions succeeded: what the session is now, to be saved.
@@ -300,20 +308,28 @@ def _at_rest(
     motion: MainFrameMotion,
     action: Callable[[LoadedPage], T],
     back: Callable[[], str | None],
+    held: Callable[[str | None], str | None],
     late: list[str],
 ) -> T:
     """action on the loaded page, run again whenever the page navigated itself while it ran: a page that sends
     itself elsewhere right after loading (a login wall, a localised copy) is captured where it lands, as an
     HTTP redirect would be. The landing is checked against the egress policy like any navigation
     (`navigated`), and its status is the one reported. A landing that could not be loaded sends the page
-    back where it was (`back`, once), and the action runs there with the warning `back` returned."""
+    back where it was (`back`, once), and the action runs there with the warning `back` returned. A navigation
+    the page asked for while it was parsed, held till now, is followed or refused first (`held`: the warning
+    when its address cannot be loaded, and the page stays)."""
     warnings: list[str] = []
     returned = False
+    returned_from: str | None = None
     restarts = _MAX_RESTARTS
     while restarts >= 0:
         restarts -= 1
         if motion.navigating:
             motion.settle(deadline)
+        if (warning := held(returned_from)) is not None:
+            warnings.append(warning)
+        if not returned and motion.failed is not None:
+            returned_from = motion.failed.url
         if not returned and (warning := back()) is not None:
             returned = True
             warnings.append(warning)
@@ -330,11 +346,17 @@ def _at_rest(
             pass
         except ActionFailed:
             raise  # a step's failure is the answer, whatever the page did meanwhile
-        except Exception:
-            if motion.moves == moves:
+        except Exception as exc:
+            # Chromium can report the document gone before the navigation's own events reach us.
+            if motion.moves == moves and not _navigated_under(exc):
                 raise
         else:
             if not motion.leaving(watch, deadline):
                 return result
         motion.settle(deadline)
     raise NavigationFailed(RESTLESS)
+
+
+def _navigated_under(error: Exception) -> bool:
+    """Whether the work failed because a navigation replaced the document it ran in."""
+    return isinstance(error, PlaywrightError) and "Execution context was destroyed" in str(error)

@@ -17,7 +17,8 @@ So the main frame is checked again after the load, the wait and the caller's wor
 A navigation a loaded page starts by script to an address that cannot be loaded (a host that does not
 resolve, a port that refuses) does not fail the capture: the page that did load is what the caller asked
 for. It is loaded again with that one navigation stopped, so it stays, and the answer warns of the address
-that failed (`return_from_failed_move`). A navigation the egress policy refused stays URL_NOT_ALLOWED.
+that failed (`return_from_failed_move`). A navigation the egress policy refused stays URL_NOT_ALLOWED. (One
+asked for while the page was still parsed was held instead, and needs no second load: held_navigation.)
 """
 
 from __future__ import annotations
