@@ -66,12 +66,14 @@ def site(canary: CanaryServer) -> Iterator[CrawlSite]:
 @pytest.fixture(scope="module")
 def api() -> Iterator[LocalApi]:
     stack = start_jobs_stack(f"{SITE_ADDRESS}/32,{OTHER_ADDRESS}/32,127.0.0.1/32", CREDITS)
-    # On a busy machine a cold stack's first calls can answer 500: the authorizer's container is still
-    # starting when API Gateway's 29 s run out. Warmed here, so the tests' own calls (each of which must
-    # answer) find it started.
-    for _ in range(5):
-        if stack.call("GET", "/v1/api-keys/list").status_code == 200:
-            break
+    # On a busy machine a cold stack's first calls can answer 500 or 504: the authorizer's or the jobs
+    # function's container is still starting when API Gateway's 29 s run out. Both are warmed here (an
+    # unknown job is the jobs function's 404), so the tests' own calls (each of which must answer, a
+    # cancel's DELETE among them) find them started.
+    for path, answered in (("/v1/api-keys/list", 200), ("/v1/jobs/job_warm_up_unknown", 404)):
+        for _ in range(5):
+            if stack.call("GET", path).status_code == answered:
+                break
     yield stack
     stack.stop()
 
