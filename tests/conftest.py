@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import boto3
 import pytest
+from hypothesis import settings
 from moto import mock_aws
 
 from localapi.aws_emulator import create_template_resources
@@ -34,6 +35,11 @@ make_sqs_message_clock_cheap()
 
 TABLES = {"ApiKeysTable": "test-api-keys", "FilesTable": "test-files", "FilesBucket": "test-files-bucket",
           "SigningSecretsTable": "test-signing-secrets"}
+
+# Properties are checked for what they assert, never for how long an example takes: hypothesis's 200 ms
+# deadline failed examples on a loaded machine. A test's own @settings builds on this profile.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @pytest.fixture(scope="session", autouse=True)
