@@ -1,7 +1,7 @@
 """A screenshot monitor's visual diff: a 100x100 box changing colour on a 1280x800
 capture is about 0.98 % of the pixels in one box around it; identical captures are 0 with no box; two
 changes far apart are two boxes; differences within the threshold are no change; captures of different
-sizes are all changed; and the marked image is the new capture with a red outline around each box."""
+sizes are compared where both have pixels, what one has beyond the other changed; and the marked image is the new capture with a red outline around each box."""
 
 from __future__ import annotations
 
@@ -103,10 +103,39 @@ def test_many_scattered_changes_are_merged_into_at_most_20_boxes_covering_all() 
                    and y + height <= box.y + box.height for box in diff.boxes), (x, y)
 
 
-def test_captures_of_different_sizes_are_all_changed() -> None:
+# capture()'s stripes start every 24 px from y 40 until 20 px from the bottom: an 800 px capture's last at
+# 760, a 1200 px one's also at 784, inside the first 800 rows.
+GREW_FROM = 784
+
+
+def test_a_page_that_grew_is_changed_where_it_grew_not_everywhere() -> None:
     diff = visual_diff(capture(), capture(size=(WIDTH, 1200)))
-    assert (diff.changed_ratio, diff.boxes) == (1.0, (Box(0, 0, WIDTH, 1200),))
+    [box] = diff.boxes
+    assert near(box, 0, GREW_FROM, WIDTH, 1200 - GREW_FROM)
+    stripe = 11 * (WIDTH - 300 - 60 + 1)
+    assert diff.changed_ratio == pytest.approx((stripe + 400 * WIDTH) / (WIDTH * 1200), abs=1e-6)
     assert Image.open(io.BytesIO(diff.marked_png)).size == (WIDTH, 1200)
+
+
+def test_a_page_that_shrank_counts_what_it_lost() -> None:
+    diff = visual_diff(capture(size=(WIDTH, 1200)), capture())
+    [box] = diff.boxes  # the stripe the taller capture had at 784, which the shorter one has not
+    assert near(box, 60, GREW_FROM, WIDTH - 300 - 60 + 1, 11)
+    stripe = 11 * (WIDTH - 300 - 60 + 1)
+    assert diff.changed_ratio == pytest.approx((stripe + 400 * WIDTH) / (WIDTH * 1200), abs=1e-6)
+    assert Image.open(io.BytesIO(diff.marked_png)).size == (WIDTH, HEIGHT)
+
+
+def test_a_page_cut_short_with_nothing_else_changed_is_still_changed() -> None:
+    def plain(height: int) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (WIDTH, height), PAGE_COLOUR).save(out, format="PNG")
+        return out.getvalue()
+
+    diff = visual_diff(plain(1000), plain(HEIGHT))
+    assert diff.changed and diff.boxes == ()
+    assert diff.changed_ratio == pytest.approx(200 / 1000, abs=1e-6)
+    assert diff.marked_png == plain(HEIGHT)
 
 
 def test_jpeg_captures_are_compared_and_marked_as_png() -> None:

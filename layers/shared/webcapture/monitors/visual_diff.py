@@ -3,14 +3,17 @@ check's, pixel by pixel, with Pillow doing the pixel work in C (docs/benchmarks.
 
 - A pixel has changed when any of its channels (red, green, blue, alpha) differs by more than
   `threshold` x 255: the default 0.1 lets a channel move by up to 25 (anti-aliasing, a JPEG's noise).
-- `changedRatio`: changed pixels / all pixels of the new capture.
+- `changedRatio`: changed pixels / all pixels of the new capture (and, when the page got shorter or
+  narrower, of the previous capture's area the new one lost, which counts as changed).
 - `boxes`: the changed pixels as at most 20 regions (webcapture.monitors.diff_regions: changes less than
   about 16 px apart are one box).
 - `marked_png`: the new capture with each box outlined in red (3 px, just outside the box), always as PNG,
   written for speed (webcapture.monitors.png_rows: a 1280x8000 page's 1.5 MB capture marks to 1.7 MB).
   Nothing changed: the new capture's own bytes when it is a PNG.
-- Captures of different sizes (the page grew or shrank): every pixel counts as changed (`changedRatio` 1)
-  and the one box is the whole new capture.
+- Captures of different sizes (the page grew or shrank, as a full-page capture does when a paragraph
+  changes): compared where both have pixels, from the top left; the new capture's pixels the previous one
+  never had are changed (boxed like any change), and the area the new capture lost counts as changed in
+  `changedRatio` (it has no box: it is not in the new capture).
 
 Inputs are the captures' bytes in any format a screenshot has (PNG, JPEG, WebP). Bytes that are no image are
 a ValueError.
@@ -157,18 +160,34 @@ def _by_pixels(previous: bytes, new: bytes, threshold: float) -> VisualDiff:
         after = _decoded(new, "new")
         before = decoding.result()
     width, height = after.size
-    if before.size != after.size:
-        everything = Box(0, 0, width, height)
-        return VisualDiff(1.0, (everything,), _marked(after, (everything,)), width, height)
     if before.mode != after.mode:  # without transparency against with: alpha 255 everywhere
         before, after = before.convert("RGBA"), after.convert("RGBA")
+    shared = (min(before.width, width), min(before.height, height))
+    lost = before.width * before.height - shared[0] * shared[1]  # the previous capture's, not in the new
+    if before.size != after.size:
+        canvas = Image.new(after.mode, after.size)
+        canvas.paste(before.crop((0, 0, *shared)))
+        before = canvas
     mask = _over_threshold(ImageChops.difference(before, after), threshold)
+    _beyond_shared_changed(mask, shared)
     changed = mask.histogram()[255]
-    if not changed:  # nothing to mark: the new capture as it came, when it came as PNG
+    if not changed and not lost:  # nothing to mark: the new capture as it came, when it came as PNG
         unmarked = new if read_png_rows(new) is not None else fast_png(after)
         return VisualDiff(0.0, (), unmarked, width, height)
-    boxes = changed_regions(mask)
-    return VisualDiff(round(changed / (width * height), 6), boxes, _marked(after, boxes), width, height)
+    boxes = changed_regions(mask) if changed else ()
+    marked = _marked(after, boxes) if boxes else (new if read_png_rows(new) is not None else fast_png(after))
+    # A change too small to show at 6 places is still a change.
+    ratio = max(round((changed + lost) / (width * height + lost), 6), 0.000001)
+    return VisualDiff(ratio, boxes, marked, width, height)
+
+
+def _beyond_shared_changed(mask: Image.Image, shared: tuple[int, int]) -> None:
+    """The mask's pixels right of or below the area both captures have: changed (255)."""
+    draw = ImageDraw.Draw(mask)
+    if shared[0] < mask.width:
+        draw.rectangle((shared[0], 0, mask.width - 1, mask.height - 1), fill=255)
+    if shared[1] < mask.height:
+        draw.rectangle((0, shared[1], mask.width - 1, mask.height - 1), fill=255)
 
 
 def _decoded(data: bytes, which: str) -> Image.Image:
