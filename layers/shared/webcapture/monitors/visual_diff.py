@@ -171,14 +171,18 @@ def _by_pixels(previous: bytes, new: bytes, threshold: float) -> VisualDiff:
     mask = _over_threshold(ImageChops.difference(before, after), threshold)
     _beyond_shared_changed(mask, shared)
     changed = mask.histogram()[255]
-    if not changed and not lost:  # nothing to mark: the new capture as it came, when it came as PNG
-        unmarked = new if read_png_rows(new) is not None else fast_png(after)
-        return VisualDiff(0.0, (), unmarked, width, height)
+    if not changed and not lost:
+        return VisualDiff(0.0, (), _unmarked(new, after), width, height)
     boxes = changed_regions(mask) if changed else ()
-    marked = _marked(after, boxes) if boxes else (new if read_png_rows(new) is not None else fast_png(after))
+    marked = _marked(after, boxes) if boxes else _unmarked(new, after)
     # A change too small to show at 6 places is still a change.
     ratio = max(round((changed + lost) / (width * height + lost), 6), 0.000001)
     return VisualDiff(ratio, boxes, marked, width, height)
+
+
+def _unmarked(new: bytes, after: Image.Image) -> bytes:
+    """Nothing to mark: the new capture as it came, when it came as PNG."""
+    return new if read_png_rows(new) is not None else fast_png(after)
 
 
 def _beyond_shared_changed(mask: Image.Image, shared: tuple[int, int]) -> None:
