@@ -47,6 +47,11 @@ RESULTS_PREFIX = "jobs/"
 # An incremental crawl's counters on its job item, by the names `changes` answers with.
 CHANGE_COUNTERS = {"new": "changesNew", "changed": "changesChanged", "same": "changesSame",
                    "removed": "changesRemoved"}
+# The job's counter of each result status.
+_STATUS_COUNTERS = {"completed": "completed", "failed": "failed", "cancelled": "cancelledItems"}
+# finish_unclaimed's results in one transaction: two writes each, with the job's and the key's (DynamoDB
+# takes 100 items in a transaction).
+MAX_UNCLAIMED = 49
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -448,26 +453,47 @@ def _result_body(job_id: str, index: int, outcome: Outcome) -> dict[str, Any]:
     return {"bodyKey": key}
 
 
-def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
-    """Write the item's one result, count it on the job and refund it when it did not complete, in one
-    transaction. False when this claim no longer holds (another delivery finished the item)."""
-    moment = datetime.now(UTC)
-    now = utc_timestamp(moment)
-    ttl = _expiry_epoch(moment)
-    table = get_settings().jobs_table
-    counter = {"completed": "completed", "failed": "failed", "cancelled": "cancelledItems"}[outcome.status]
-    refund = job.cost_each if outcome.refund else 0
-    result = {
+def result_record(job: Job, index: int, outcome: Outcome, moment: datetime) -> dict[str, Any]:
+    """The item's result as stored (its body inline or in S3), written once with its job's counters."""
+    return {
         "pk": _pk(job.job_id),
         "sk": _result_sk(index),
         "index": index,
         "status": outcome.status,
-        "finishedAt": now,
-        "ttl": ttl,
+        "finishedAt": utc_timestamp(moment),
+        "ttl": _expiry_epoch(moment),
         **(outcome.attributes or {}),
         **_result_body(job.job_id, index, outcome),
     }
-    changed = f", {CHANGE_COUNTERS[outcome.change]} :one" if outcome.change else ""
+
+
+def counted_on_job(job: Job, outcomes: list[Outcome], now: str) -> tuple[dict[str, Any], int]:
+    """The job's counters moved by these results (the transaction item) and the credits they give back."""
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counter = _STATUS_COUNTERS[outcome.status]
+        counts[counter] = counts.get(counter, 0) + 1
+        if outcome.change:
+            counts[CHANGE_COUNTERS[outcome.change]] = counts.get(CHANGE_COUNTERS[outcome.change], 0) + 1
+    refund = job.cost_each * sum(1 for outcome in outcomes if outcome.refund)
+    adds = ", ".join(f"{name} :n{number}" for number, name in enumerate(counts))
+    values: dict[str, Any] = {f":n{number}": count for number, count in enumerate(counts.values())}
+    update = {"Update": {
+        "TableName": get_settings().jobs_table,
+        "Key": _wire({"pk": _pk(job.job_id), "sk": "job"}),
+        "UpdateExpression": f"ADD {adds}, refunded :refund SET updatedAt = :now",
+        "ConditionExpression": NOT_ENDED,
+        "ExpressionAttributeValues": _wire({**values, ":refund": refund, ":now": now}),
+    }}
+    return update, refund
+
+
+def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
+    """Write the item's one result, count it on the job and refund it when it did not complete, in one
+    transaction. False when this claim no longer holds (another delivery finished the item)."""
+    moment = datetime.now(UTC)
+    table = get_settings().jobs_table
+    counters, refund = counted_on_job(job, [outcome], utc_timestamp(moment))
     writes: list[Any] = [
         {
             "Update": {
@@ -481,25 +507,45 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
         {
             "Put": {
                 "TableName": table,
-                "Item": _wire(result),
+                "Item": _wire(result_record(job, index, outcome, moment)),
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
         },
-        {
-            "Update": {
-                "TableName": table,
-                "Key": _wire({"pk": _pk(job.job_id), "sk": "job"}),
-                "UpdateExpression": f"ADD {counter} :one, refunded :refund{changed} SET updatedAt = :now",
-                "ConditionExpression": NOT_ENDED,
-                "ExpressionAttributeValues": _wire({":one": 1, ":refund": refund, ":now": now}),
-            }
-        },
+        counters,
     ]
     if refund and job.charged and job.key_hash:
         writes.append(key_refund_write(job.key_hash, refund))
     # False when the claim is no longer ours, the result exists, or the job's numbers are final (its total
     # has every result): never counted twice.
     return transact_with_key_refund(writes, refund_last=len(writes) == 4)
+
+
+def finish_unclaimed(job: Job, results: list[tuple[int, Outcome]]) -> bool:
+    """Results of items no delivery ever claimed (a crawl's pages revalidated together by the worker that
+    recorded them, docs/crawl-and-map.md#incremental-crawl): each item marked done and its result written,
+    the job's counters and refunds moved once, in one transaction (at most MAX_UNCLAIMED at once). False,
+    with nothing written, when any of the items was claimed or finished meanwhile, or the job ended."""
+    if not results:
+        return True
+    if len(results) > MAX_UNCLAIMED:
+        raise ValueError(f"at most {MAX_UNCLAIMED} results in one transaction")
+    moment = datetime.now(UTC)
+    table = get_settings().jobs_table
+    writes: list[Any] = []
+    for index, outcome in results:
+        writes.append({"Put": {
+            "TableName": table,
+            "Item": _wire({"pk": _pk(job.job_id), "sk": _item_sk(index), "done": True,
+                           "ttl": _expiry_epoch(moment)}),
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }})
+        writes.append({"Put": {"TableName": table, "Item": _wire(result_record(job, index, outcome, moment)),
+                               "ConditionExpression": "attribute_not_exists(pk)"}})
+    counters, refund = counted_on_job(job, [outcome for _, outcome in results], utc_timestamp(moment))
+    writes.append(counters)
+    if refund and job.charged and job.key_hash:
+        writes.append(key_refund_write(job.key_hash, refund))
+    return transact_with_key_refund(writes, refund_last=len(writes) == 2 * len(results) + 2)
 
 
 def final_status(job: Job) -> str:

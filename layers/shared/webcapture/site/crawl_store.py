@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -68,6 +68,7 @@ class Claimed:
     index: int
     url: str
     depth: int
+    parent: int = field(default=-1, compare=False)  # the page that found it
 
 
 def _job_total(job_id: str) -> int | None:
@@ -100,15 +101,26 @@ def _known(job_id: str, urls: list[str]) -> set[str]:
 def claim_urls(job_id: str, found: list[tuple[str, int]], *, limit: int, ttl: int,
                parent: int) -> list[Claimed]:
     """Record discovered URLs (canonical, depth), each once across every worker, within `limit`: the ones
-    this call recorded, each with the next free result index (enqueue them). One transaction per chunk:
-    the URLs' items (absent before) and the job's `total` moved from the value read to that plus the
-    chunk, so indexes are never given twice and `total` counts exactly the pages the crawl will have.
-    `parent` (the index of the page that found them) lets a redelivery of that page enqueue them again."""
-    pending = list(dict.fromkeys(found))
+    this call recorded, each with the next free result index (enqueue them). `parent` (the index of the
+    page that found them) lets a redelivery of that page enqueue them again."""
+    return claim_found(job_id, [(url, depth, parent) for url, depth in found], limit=limit, ttl=ttl)
+
+
+def claim_found(job_id: str, found: list[tuple[str, int, int]], *, limit: int, ttl: int,
+                sweep: int | None = None) -> list[Claimed]:
+    """claim_urls for URLs found by several pages: (canonical URL, depth, the index of the page that found
+    it), each URL recorded once (its first finder's). One transaction per chunk: the URLs' items (absent
+    before) and the job's `total` moved from the value read to that plus the chunk, so indexes are never
+    given twice and `total` counts exactly the pages the crawl will have. `sweep`: the page whose worker
+    records them without enqueueing them (site.crawl_sweep); a redelivery of that page enqueues them."""
+    first_finder: dict[str, tuple[str, int, int]] = {}
+    for entry in found:
+        first_finder.setdefault(entry[0], entry)
+    pending = list(first_finder.values())
     if not pending:
         return []
-    known = _known(job_id, [url for url, _ in pending])
-    pending = [(url, depth) for url, depth in pending if url not in known]
+    known = _known(job_id, [url for url, _, _ in pending])
+    pending = [entry for entry in pending if entry[0] not in known]
     claimed: list[Claimed] = []
     attempts = 0
     while pending:
@@ -119,15 +131,16 @@ def claim_urls(job_id: str, found: list[tuple[str, int]], *, limit: int, ttl: in
         if attempts > _MAX_ATTEMPTS:
             raise RuntimeError("claims kept losing to other workers; the page is delivered again")
         chunk = pending[: min(_MAX_TRANSACTION_ITEMS - 1, limit - total)]
+        marks = {} if sweep is None else {"sweep": {"N": str(sweep)}}
         writes: list[dict[str, Any]] = [
             {"Put": {
                 "TableName": _table_name(),
                 "Item": {"pk": {"S": job_pk(job_id)}, "sk": {"S": url_sk(url)}, "url": {"S": url},
                          "depth": {"N": str(depth)}, "index": {"N": str(total + offset)},
-                         "parent": {"N": str(parent)}, "ttl": {"N": str(ttl)}},
+                         "parent": {"N": str(parent)}, "ttl": {"N": str(ttl)}, **marks},
                 "ConditionExpression": "attribute_not_exists(pk)",
             }}
-            for offset, (url, depth) in enumerate(chunk)
+            for offset, (url, depth, parent) in enumerate(chunk)
         ]
         writes.append({"Update": {
             "TableName": _table_name(),
@@ -145,10 +158,11 @@ def claim_urls(job_id: str, found: list[tuple[str, int]], *, limit: int, ttl: in
         except ClientError as error:
             if not _failed_condition(error):
                 raise
-            taken = _taken(job_id, chunk, error)
-            pending = [(url, depth) for url, depth in pending if url not in taken]
+            taken = _taken(job_id, [(url, depth) for url, depth, _ in chunk], error)
+            pending = [entry for entry in pending if entry[0] not in taken]
             continue
-        claimed += [Claimed(total + offset, url, depth) for offset, (url, depth) in enumerate(chunk)]
+        claimed += [Claimed(total + offset, url, depth, parent)
+                    for offset, (url, depth, parent) in enumerate(chunk)]
         pending = pending[len(chunk):]
     return claimed
 
@@ -163,21 +177,22 @@ def _taken(job_id: str, chunk: list[tuple[str, int]], error: ClientError) -> set
 
 
 def claimed_by(job_id: str, parent: int) -> list[Claimed]:
-    """What the page `parent` recorded: a redelivery of it enqueues them again, since the worker that
-    recorded them may have died before it enqueued them (a page's second message runs nothing twice)."""
+    """What the page `parent` recorded, itself or in its sweep: a redelivery of it enqueues them again,
+    since the worker that recorded them may have died before it enqueued them (a page's second message
+    runs nothing twice)."""
     found: list[Claimed] = []
     arguments: dict[str, Any] = {
         "TableName": _table_name(),
         "KeyConditionExpression": "pk = :pk AND begins_with(sk, :url)",
-        "FilterExpression": "parent = :parent",
+        "FilterExpression": "parent = :parent OR sweep = :parent",
         "ExpressionAttributeValues": {":pk": {"S": job_pk(job_id)}, ":url": {"S": "url#"},
                                       ":parent": {"N": str(parent)}},
         "ConsistentRead": True,
     }
     while True:
         answer = dynamodb_client().query(**arguments)
-        found += [Claimed(int(item["index"]["N"]), item["url"]["S"], int(item["depth"]["N"]))
-                  for item in answer.get("Items", [])]
+        found += [Claimed(int(item["index"]["N"]), item["url"]["S"], int(item["depth"]["N"]),
+                          int(item["parent"]["N"])) for item in answer.get("Items", [])]
         if "LastEvaluatedKey" not in answer:
             return sorted(found, key=lambda claimed: claimed.index)
         arguments["ExclusiveStartKey"] = answer["LastEvaluatedKey"]

@@ -56,6 +56,7 @@ from webcapture.site.crawl_extract import extracted
 from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
 from webcapture.site.crawl_page import crawl_page
 from webcapture.site.crawl_store import Claimed, HostLease, claim_urls, claimed_by, enter_host, leave_host
+from webcapture.site.crawl_sweep import Sweep, sweep, sweeps
 from webcapture.site.crawled_page import CrawledPage
 from webcapture.site.discovery import discover, redirected_out_of_scope
 from webcapture.site.host_pace import HostPace
@@ -161,8 +162,10 @@ def _crawl(message: PageMessage, budget_ms: float, *, first: bool) -> Outcome:
     allow = _robots_allow(message.job_id, request)
     if allow is not None and not allow(message.url):
         return Outcome("failed", error={"code": SKIPPED, "message": "robots.txt disallows this page"})
+    deadline = time.monotonic() + budget_ms / 1000
     rules = _robots(message.job_id, origin_of(message.url)) if request.respectRobotsTxt else None
-    lease = _enter_host(message, HostPace.of(request.maxConcurrency, request.delay, rules), budget_ms)
+    pace = HostPace.of(request.maxConcurrency, request.delay, rules)
+    lease = _enter_host(message, pace, budget_ms)
     try:
         outcome, page = _load(message, request, budget_ms)
     finally:
@@ -175,8 +178,12 @@ def _crawl(message: PageMessage, budget_ms: float, *, first: bool) -> Outcome:
                                                          drop_query=request.ignoreQueryParameters):
         message_text = f"The page redirected to {page.final_url}, outside the crawl; skipped"
         return Outcome("failed", error={"code": SKIPPED, "message": message_text})
+    # A `same` page's worker revalidates what it records itself (site.crawl_sweep), rather than enqueue it.
+    swept = first and outcome.change == "same" and sweeps(request, pace)
     # AWS trouble: the page is delivered again.
-    claimed = _discover(message, request, scope, page, allow, first=first)
+    claimed = _discover(message, request, scope, page, allow, first=first, send=not swept)
+    if swept and claimed is not None:
+        sweep(Sweep(message, request, scope, allow, pace, deadline), claimed)
     if outcome.attributes is None or claimed is None:
         return outcome
     # Kept for the next incremental crawl: a 304 there follows these without reading the page.
@@ -273,9 +280,10 @@ def _sitemap_urls(request: CrawlRequest) -> list[str]:
 
 
 def _discover(message: PageMessage, request: CrawlRequest, scope: Scope, page: CrawledPage,
-              allow: Callable[[str], bool] | None, *, first: bool) -> list[Claimed] | None:
-    """Record and enqueue the pages found from this one: the ones this delivery recorded (None on a
-    delivery after the first, which may find recorded already what an earlier one recorded and died)."""
+              allow: Callable[[str], bool] | None, *, first: bool, send: bool = True) -> list[Claimed] | None:
+    """Record and enqueue (unless not `send`: a sweep's) the pages found from this one: the ones this
+    delivery recorded (None on a delivery after the first, which may find recorded already what an earlier
+    one recorded and died)."""
     drop = request.ignoreQueryParameters
     follow: list[tuple[str, int]] = []
     if message.depth == 0 and request.sitemap != "skip":
@@ -287,7 +295,8 @@ def _discover(message: PageMessage, request: CrawlRequest, scope: Scope, page: C
         # A cancelled crawl records nothing more: claim_urls reads the job's status before it records.
         claimed = claim_urls(message.job_id, follow, limit=request.limit,
                              ttl=int(time.time() + RETENTION.total_seconds()), parent=message.index)
-        _send(message, claimed)
+        if send or not first:
+            _send(message, claimed)
     return claimed if first else None
 
 
