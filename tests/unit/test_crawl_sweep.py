@@ -1,8 +1,9 @@
-"""An incremental crawl's unchanged pages revalidated by the worker that found them (site.crawl_sweep), in
-process: moto's DynamoDB and SQS, the crawl worker fed from the queue (honouring its partial batch
-response), a 24-page loopback site with ETags, the http engine. An unchanged site is re-crawled from one
-message; changed and deleted pages still go through their own messages; a worker killed mid-sweep, or a
-page claimed meanwhile by another delivery, still leaves exactly one result per page and the same counts."""
+"""Pages found are crawled by their finder (site.crawl_sweep), in process: moto's DynamoDB and SQS, the
+crawl worker fed from the queue (honouring its partial batch response), a 24-page loopback site with ETags,
+the http engine. A crawl and its incremental re-crawl each run from the start page's one message, with the
+same results, statuses and credits as page-per-message; a page `auto` would render runs from its own
+message; a worker killed mid-sweep, a page claimed meanwhile by another delivery, or a cancel mid-sweep,
+still leaves exactly one result per page and exact counts and credits."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.support.fast_pages import FastPageServer
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
+from webcapture.site import crawl_sweep
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
 
@@ -80,10 +82,14 @@ def _statuses(crawl: dict[str, Any]) -> dict[str, str]:
     return by_page
 
 
-def test_an_unchanged_site_is_recrawled_from_one_message_free(site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
+def test_a_site_and_its_unchanged_recrawl_each_run_from_one_message(site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
     caller, key_hash = _caller(1000)
     first, first_ran = _crawl(caller, crawl_aws, site)
-    assert first["completed"] == PAGES and first_ran == PAGES
+    assert first["completed"] == PAGES and first_ran == 1
+    assert 1000 - _remaining(key_hash) == PAGES and first["creditsCost"] == PAGES
+    depths = {r["data"]["url"].rsplit("/", 1)[1]: r["data"]["depth"] for r in first["results"]}
+    assert depths["p1"] == 0 and depths["p3"] == 1 and depths["p7"] == 2 and depths["p24"] == 4
+    assert all(r["data"]["markdown"].startswith("# Page") for r in first["results"])
     before = _remaining(key_hash)
     again, ran = _crawl(caller, crawl_aws, site, since=first["jobId"])
     assert ran == 1  # the start page's: every other page was revalidated by its worker
@@ -99,7 +105,7 @@ def test_an_unchanged_site_is_recrawled_from_one_message_free(site: FastPageServ
     assert ran == 1 and third["changes"]["same"] == PAGES
 
 
-def test_changed_and_deleted_pages_run_through_their_own_messages(site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
+def test_changed_and_deleted_pages_are_told_apart_in_the_sweep(site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
     caller, key_hash = _caller(1000)
     first, _ = _crawl(caller, crawl_aws, site)
     site.pages["/p6"] = (_page(6, "new words on page 6"), "text/html", '"p6-v2"')
@@ -110,15 +116,16 @@ def test_changed_and_deleted_pages_run_through_their_own_messages(site: FastPage
     assert statuses.pop("p6") == "changed" and statuses.pop("p24") == "removed"
     assert set(statuses.values()) == {"same"} and len(statuses) == PAGES - 2
     assert again["changes"] == {"new": 0, "changed": 1, "same": PAGES - 2, "removed": 1}
-    # The start page's, p6's and p24's, and p6's two children (sent by p6, which ran as a changed page).
-    assert ran == 5
+    assert ran == 1
+    changed = next(r for r in again["results"] if r["data"]["url"].endswith("/p6"))
+    assert "new words on page 6" in changed["data"]["markdown"]
     assert before - _remaining(key_hash) == 1
 
 
-def _fails_once(real: Callable[..., bool], on_call: int, killed: list[int]) -> Callable[..., bool]:
+def _fails_once(real: Callable[..., list[int]], on_call: int, killed: list[int]) -> Callable[..., list[int]]:
     calls = 0
 
-    def finish(*arguments: Any) -> bool:
+    def finish(*arguments: Any) -> list[int]:
         nonlocal calls
         calls += 1
         if calls == on_call:
@@ -153,7 +160,7 @@ def test_a_page_claimed_by_another_delivery_meanwhile_is_finished_by_it(
     real = job_store.finish_unclaimed
     taken: list[int] = []
 
-    def raced(job: job_store.Job, results: list[tuple[int, job_store.Outcome]]) -> bool:
+    def raced(job: job_store.Job, results: list[tuple[int, job_store.Outcome]]) -> list[int]:
         if not taken:  # another delivery claims the first page of the first chunk, and its claim runs out
             taken.append(results[0][0])
             assert job_store.claim_item(job.job_id, results[0][0], "another", 1) == "claimed"
@@ -163,3 +170,41 @@ def test_a_page_claimed_by_another_delivery_meanwhile_is_finished_by_it(
     again, ran = _crawl(caller, crawl_aws, site, since=first["jobId"])
     assert taken and ran > 1
     assert len(_statuses(again)) == PAGES and again["changes"]["same"] == PAGES
+
+
+def test_a_page_auto_would_render_runs_from_its_own_message(
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    real = crawl_sweep.fetched_crawl_page
+
+    def renders_p5(url: str, *arguments: Any, **named: Any) -> Any:
+        return None if url.endswith("/p5") else real(url, *arguments, **named)
+
+    monkeypatch.setattr(crawl_sweep, "fetched_crawl_page", renders_p5)
+    caller, _ = _caller(1000)
+    crawl, ran = _crawl(caller, crawl_aws, site)
+    assert ran == 2  # the start page's and p5's (fetched there: this test's engine is http)
+    assert len(_statuses(crawl)) == PAGES and crawl["completed"] == PAGES
+    assert {r["data"]["depth"] for r in crawl["results"] if r["data"]["url"].endswith(("/p10", "/p11"))} == {3}
+
+
+def test_a_cancel_mid_sweep_ends_the_crawl_cancelled_with_the_rest_given_back(
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    real = job_store.finish_unclaimed
+    writes: list[int] = []
+
+    def cancels_after_two(job: job_store.Job, results: list[tuple[int, job_store.Outcome]]) -> list[int]:
+        written = real(job, results)
+        writes.append(len(results))
+        if len(writes) == 2:
+            assert job_store.cancel_job(job.job_id)
+        return written
+
+    monkeypatch.setattr(job_store, "finish_unclaimed", cancels_after_two)
+    caller, key_hash = _caller(1000)
+    crawl, _ = _crawl(caller, crawl_aws, site)
+    assert crawl["status"] == "cancelled" and len(writes) == 2
+    completed = 1 + sum(writes)  # the start page and the two levels written before the cancel
+    assert crawl["completed"] == completed and len(crawl["results"]) == crawl["total"]
+    cancelled = [r for r in crawl["results"] if r["status"] == "cancelled"]
+    assert len(cancelled) == crawl["total"] - completed > 0
+    assert 1000 - _remaining(key_hash) == completed == crawl["creditsCost"]

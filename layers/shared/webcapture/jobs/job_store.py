@@ -52,6 +52,8 @@ _STATUS_COUNTERS = {"completed": "completed", "failed": "failed", "cancelled": "
 # finish_unclaimed's results in one transaction: two writes each, with the job's and the key's (DynamoDB
 # takes 100 items in a transaction).
 MAX_UNCLAIMED = 49
+# ... and at most this much of their results (a transaction takes 4 MB; a result inline up to 300 KB).
+UNCLAIMED_BYTES = 3_000_000
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -520,32 +522,51 @@ def finish_item(job: Job, index: int, token: str, outcome: Outcome) -> bool:
     return transact_with_key_refund(writes, refund_last=len(writes) == 4)
 
 
-def finish_unclaimed(job: Job, results: list[tuple[int, Outcome]]) -> bool:
-    """Results of items no delivery ever claimed (a crawl's pages revalidated together by the worker that
-    recorded them, docs/crawl-and-map.md#incremental-crawl): each item marked done and its result written,
-    the job's counters and refunds moved once, in one transaction (at most MAX_UNCLAIMED at once). False,
-    with nothing written, when any of the items was claimed or finished meanwhile, or the job ended."""
-    if not results:
-        return True
-    if len(results) > MAX_UNCLAIMED:
-        raise ValueError(f"at most {MAX_UNCLAIMED} results in one transaction")
+def finish_unclaimed(job: Job, results: list[tuple[int, Outcome]]) -> list[int]:
+    """Results of items no delivery ever claimed (a crawl's pages crawled by the worker that recorded them,
+    docs/crawl-and-map.md#pages-found-are-crawled-by-their-finder): each item marked done and its result
+    written, the job's counters and refunds moved, in transactions of at most MAX_UNCLAIMED items and
+    UNCLAIMED_BYTES of results. Answers the indexes not written: a transaction writes nothing when any of
+    its items was claimed or finished meanwhile, or the job ended."""
     moment = datetime.now(UTC)
     table = get_settings().jobs_table
-    writes: list[Any] = []
-    for index, outcome in results:
-        writes.append({"Put": {
-            "TableName": table,
-            "Item": _wire({"pk": _pk(job.job_id), "sk": _item_sk(index), "done": True,
-                           "ttl": _expiry_epoch(moment)}),
-            "ConditionExpression": "attribute_not_exists(pk)",
-        }})
-        writes.append({"Put": {"TableName": table, "Item": _wire(result_record(job, index, outcome, moment)),
-                               "ConditionExpression": "attribute_not_exists(pk)"}})
-    counters, refund = counted_on_job(job, [outcome for _, outcome in results], utc_timestamp(moment))
-    writes.append(counters)
-    if refund and job.charged and job.key_hash:
-        writes.append(key_refund_write(job.key_hash, refund))
-    return transact_with_key_refund(writes, refund_last=len(writes) == 2 * len(results) + 2)
+    not_written: list[int] = []
+    for group in _transaction_groups([(index, outcome, result_record(job, index, outcome, moment))
+                                      for index, outcome in results]):
+        writes: list[Any] = []
+        for index, _, record in group:
+            writes.append({"Put": {
+                "TableName": table,
+                "Item": _wire({"pk": _pk(job.job_id), "sk": _item_sk(index), "done": True,
+                               "ttl": _expiry_epoch(moment)}),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }})
+            writes.append({"Put": {"TableName": table, "Item": _wire(record),
+                                   "ConditionExpression": "attribute_not_exists(pk)"}})
+        counters, refund = counted_on_job(job, [outcome for _, outcome, _ in group], utc_timestamp(moment))
+        writes.append(counters)
+        if refund and job.charged and job.key_hash:
+            writes.append(key_refund_write(job.key_hash, refund))
+        if not transact_with_key_refund(writes, refund_last=len(writes) == 2 * len(group) + 2):
+            not_written += [index for index, _, _ in group]
+    return not_written
+
+
+_Unclaimed = tuple[int, Outcome, dict[str, Any]]  # an item's index, its outcome, its result's record
+
+
+def _transaction_groups(records: list[_Unclaimed]) -> list[list[_Unclaimed]]:
+    """`records` cut so that each group fits one transaction (DynamoDB: 100 items, 4 MB)."""
+    groups: list[list[_Unclaimed]] = []
+    size = 0
+    for entry in records:
+        entry_size = len(entry[2].get("body", "")) + 1_000
+        if not groups or len(groups[-1]) >= MAX_UNCLAIMED or size + entry_size > UNCLAIMED_BYTES:
+            groups.append([])
+            size = 0
+        groups[-1].append(entry)
+        size += entry_size
+    return groups
 
 
 def final_status(job: Job) -> str:

@@ -52,18 +52,27 @@ def crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validat
     """`conditional`, `earlier_body`: the validators and the body_hash an earlier crawl recorded (an
     incremental crawl's page). A body whose hash is the earlier one's is not converted again: the page
     is `unchanged`, with its links only (its outputs would be the earlier ones)."""
-    fetched = fetched_for(request, url, conditional=conditional)
-    if fetched is not None and fetched.not_modified:
-        return CrawledPage(fetched.final_url, 304, [], {"url": fetched.final_url, "depth": depth},
-                           validators=conditional or NO_VALIDATORS, not_modified=True)
-    if fetched is not None:
-        digest = body_hash(request, fetched.html)
-        if digest == earlier_body:
-            return CrawledPage(fetched.final_url, fetched.status_code,
-                               tree_links(parse_page(fetched.html), fetched.final_url),
-                               {"url": fetched.final_url, "depth": depth}, validators=fetched.validators,
-                               body_hash=digest, unchanged=True)
-        return _fetched_page(fetched, depth, request, digest)
+    page = fetched_crawl_page(url, depth, request, conditional, earlier_body)
+    if page is not None:
+        return page
     from webcapture.site.crawl_render import rendered_page  # the browser's modules, only when one renders
 
     return rendered_page(url, depth, request)
+
+
+def fetched_crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validators | None = None,
+                       earlier_body: str | None = None) -> CrawledPage | None:
+    """crawl_page when the page is answered from its fetch; None when the browser must render it."""
+    fetched = fetched_for(request, url, conditional=conditional)
+    if fetched is None:
+        return None
+    if fetched.not_modified:
+        return CrawledPage(fetched.final_url, 304, [], {"url": fetched.final_url, "depth": depth},
+                           validators=conditional or NO_VALIDATORS, not_modified=True)
+    digest = body_hash(request, fetched.html)
+    if digest == earlier_body:
+        return CrawledPage(fetched.final_url, fetched.status_code,
+                           tree_links(parse_page(fetched.html), fetched.final_url),
+                           {"url": fetched.final_url, "depth": depth}, validators=fetched.validators,
+                           body_hash=digest, unchanged=True)
+    return _fetched_page(fetched, depth, request, digest)

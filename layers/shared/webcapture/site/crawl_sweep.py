@@ -1,19 +1,22 @@
-"""An incremental crawl's unchanged pages revalidated together (docs/crawl-and-map.md#incremental-crawl).
+"""Pages found are crawled by their finder (docs/crawl-and-map.md#pages-found-are-crawled-by-their-finder).
 
-When a page of an incremental crawl is `same`, the worker that found it does not enqueue the pages it
-recorded from it, one message each, for other workers to claim, pace and finish one at a time. It reads
-what the earlier crawl kept of them (two batch reads per 100 pages), fetches each conditionally, one after
-another under one slot of the host, and writes the results of the ones still `same` in transactions of up
-to 49 (job_store.finish_unclaimed). Then it does the same for the pages those record, level by level,
-until nothing is left or its time is spent. A page that is not `same` (changed, new, gone, failed, on
-another host, or one `auto` would render), and whatever is left when the time runs out, is enqueued and
-runs through the worker's usual path.
+A page run from its own message costs a claim, a host slot taken and freed, its result's transaction and
+a settle check: about ten DynamoDB calls and a message, whatever the page. Where the crawl fetches its
+pages (`engine: http` or `auto`, no field only a browser honours, no `delay`, no `json` or `screenshot`
+format), the worker that recorded pages crawls them itself instead, in chunks of up to 49: what an
+incremental crawl kept of them read in two batch reads per 100; each page fetched (conditionally, for an
+incremental crawl) and converted one after another under one slot of the host, exactly as its message
+would have; the pages they link to recorded (site.crawl_store.claim_found) before their results, which
+are written together (job_store.finish_unclaimed); then the next chunk, until nothing is left or the
+worker's time is spent. A page `auto` renders, one on another host, one whose failure must wait or be
+retried, and whatever is left when the time runs out or the crawl is being cancelled, is enqueued and
+runs through its own message.
 
-Nothing is lost to a worker killed mid-sweep: a page is recorded (crawl_store.claim_found, marked with the
-sweeping page's index) before its parent's result is written, and the sweeping page's own result is written
-after the sweep; its redelivery enqueues everything it and its sweep recorded (crawl_store.claimed_by), and
-a page already finished acknowledges its message without running. A page some other delivery claimed
-meanwhile makes its transaction fail: those pages are enqueued instead, and finish through their claims.
+Nothing is lost to a worker killed mid-sweep: a page is recorded, marked with the sweeping page's index,
+before its finder's result is written, and the sweeping page's own result is written after the sweep; its
+redelivery enqueues everything it and its sweep recorded (crawl_store.claimed_by), and a page already
+finished acknowledges its message without running. A page another delivery claimed meanwhile makes its
+transaction fail: that transaction's pages are enqueued and finish through their claims.
 """
 
 from __future__ import annotations
@@ -21,29 +24,31 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from webcapture import request_scope
-from webcapture.errors import ApiError
-from webcapture.fastpath.http_page import Validators
-from webcapture.fastpath.page_source import fetched_for
 from webcapture.jobs import job_store, webhook_events
+from webcapture.jobs.item_delivery import RetryLater, WaitInQueue, failed
 from webcapture.jobs.job_store import MAX_UNCLAIMED, RETENTION, STOPPING, Job, Outcome
 from webcapture.models.engines import browser_only_fields
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.observability import metrics
+from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of
-from webcapture.site.crawl_changes import EarlierPage, children_attribute, earlier_pages, page_attributes
+from webcapture.site.crawl_changes import EarlierPage, children_attribute, earlier_pages
 from webcapture.site.crawl_messages import PageMessage, send_pages
-from webcapture.site.crawl_page import body_hash
+from webcapture.site.crawl_outcome import CRAWL_PAGE, page_outcome, redirected_out, same_outcome
+from webcapture.site.crawl_page import fetched_crawl_page
 from webcapture.site.crawl_store import Claimed, HostLease, claim_found, enter_host, leave_host
-from webcapture.site.discovery import discover
+from webcapture.site.discovery import discover, redirected_out_of_scope
 from webcapture.site.host_pace import HostPace
 from webcapture.site.scope import Scope
 
-# Kept free at the end of the sweeping page's budget: its own result, and enqueueing what is left.
-FINISH_MARGIN_S: Final = 5.0
+# Pages crawled between two looks at the job (a cancel) and two writes of results.
+CHUNK: Final = MAX_UNCLAIMED
+# Formats a fetched page cannot give without more than its fetch: a model's answer, a browser's pixels.
+_OWN_MESSAGE_FORMATS: Final = frozenset({"json", "screenshot"})
 
 
 @dataclass(frozen=True)
@@ -53,40 +58,35 @@ class Sweep:
     scope: Scope
     robots_allow: Callable[[str], bool] | None
     pace: HostPace
-    deadline: float  # time.monotonic() instant the sweeping page's budget ends
+    deadline: float  # time.monotonic() instant by which the sweep enqueues what is left
 
     def time_left(self) -> float:
-        return self.deadline - FINISH_MARGIN_S - time.monotonic()
+        return self.deadline - time.monotonic()
 
 
 @dataclass(frozen=True)
-class Revalidated:
-    """A page the target says is the one the earlier crawl completed."""
-
+class Crawled:
     page: Claimed
-    earlier: EarlierPage
-    final_url: str
-    status_code: int
-    validators: Validators
-    body_hash: str | None
+    outcome: Outcome
+    links: list[str]  # the pages it links to, to record (none for a failed page)
 
 
 def sweeps(request: CrawlRequest, pace: HostPace) -> bool:
-    """Whether a `same` page's worker sweeps what it records: an incremental crawl whose pages are fetched,
-    with no pause asked between requests to the host (a sweep's requests follow each other at once)."""
-    return (request.since is not None and request.engine != "browser" and not browser_only_fields(request)
-            and pace.delay_s == 0)
+    """Whether the pages a worker records are crawled by it rather than from their own messages."""
+    return (request.engine != "browser" and not browser_only_fields(request) and pace.delay_s == 0
+            and not _OWN_MESSAGE_FORMATS & set(request.formats))
 
 
 def sweep(plan: Sweep, frontier: list[Claimed]) -> None:
-    """Revalidate `frontier` (pages the sweeping page recorded and did not enqueue), then what they record."""
+    """Crawl `frontier` (pages the sweeping page recorded and did not enqueue), then what they record."""
     while frontier:
         job = job_store.get_job(plan.message.job_id)
         if job is None or job.status in STOPPING or plan.time_left() <= 0:
             break  # a cancelled crawl's pages finish as cancelled, through their messages
-        same, others = _revalidated(plan, frontier)
+        chunk, frontier = frontier[:CHUNK], frontier[CHUNK:]
+        crawled, others = _crawled(plan, chunk)
         _send(plan.message, others)
-        frontier = _finish_same(plan, job, same)
+        frontier += _finish(plan, job, crawled)
     _send(plan.message, frontier)
 
 
@@ -94,54 +94,65 @@ def _send(message: PageMessage, pages: list[Claimed]) -> None:
     send_pages([message.page(page.index, page.url, page.depth) for page in pages])
 
 
-def _revalidated(plan: Sweep, frontier: list[Claimed]) -> tuple[list[Revalidated], list[Claimed]]:
-    """The frontier's pages still `same`, and the others (to enqueue)."""
+def _crawled(plan: Sweep, chunk: list[Claimed]) -> tuple[list[Crawled], list[Claimed]]:
+    """The chunk's pages this worker crawled, and the others (to enqueue)."""
     host = host_of(plan.message.url)
-    ours = [page for page in frontier if host_of(page.url) == host]
-    earlier = earlier_pages(plan.request.since or "", [page.url for page in ours])
+    ours = [page for page in chunk if host_of(page.url) == host]
+    since = plan.request.since
+    earlier = {} if since is None else earlier_pages(since, [page.url for page in ours])
     lease = enter_host(plan.message.job_id, host, plan.pace, lease_s=max(plan.time_left(), 1.0))
     if not isinstance(lease, HostLease):
-        return [], frontier  # the host is busy: these pages wait their turn in the queue
-    same: list[Revalidated] = []
-    scope = request_scope.RequestScope(str(uuid.uuid4()), plan.deadline - FINISH_MARGIN_S, None)
+        return [], chunk  # the host is busy: these pages wait their turn in the queue
+    crawled: list[Crawled] = []
     try:
-        with request_scope.scoped(scope):
-            for page in ours:
-                before = earlier.get(page.url)
-                found = None if before is None or plan.time_left() <= 0 else _unchanged(plan, page, before)
-                if found is not None:
-                    same.append(found)
+        for page in ours:
+            if plan.time_left() <= 0:
+                break
+            done = _crawl_one(plan, page, earlier.get(page.url))
+            if done is not None:
+                crawled.append(done)
     finally:
         leave_host(plan.message.job_id, lease)
-    kept = {found.page.index for found in same}
-    return same, [page for page in frontier if page.index not in kept]
+    kept = {done.page.index for done in crawled}
+    return crawled, [page for page in chunk if page.index not in kept]
 
 
-def _unchanged(plan: Sweep, page: Claimed, earlier: EarlierPage) -> Revalidated | None:
-    """The page, when a conditional fetch says it is the earlier one (a 304, or the same served HTML)."""
-    try:
-        fetched = fetched_for(plan.request, page.url, conditional=earlier.validators)
-    except ApiError:
-        return None  # its message will answer the failure
-    if fetched is None:
-        return None  # `auto` renders it
-    drop = plan.request.ignoreQueryParameters
-    if canonical_url(fetched.final_url, drop_query=drop) != page.url:
-        return None  # redirected: its message decides whether it is still in scope
-    if fetched.not_modified:
-        return Revalidated(page, earlier, fetched.final_url, 304, earlier.validators, earlier.body_hash)
-    digest = body_hash(plan.request, fetched.html)
-    if digest != earlier.body_hash:
-        return None
-    return Revalidated(page, earlier, fetched.final_url, fetched.status_code, fetched.validators, digest)
-
-
-def _finish_same(plan: Sweep, job: Job, same: list[Revalidated]) -> list[Claimed]:
-    """Record the pages the `same` ones link to (before their results), write their results; answers
-    the pages recorded, the next frontier."""
+def _crawl_one(plan: Sweep, page: Claimed, earlier: EarlierPage | None) -> Crawled | None:
+    """The page as its own message would have crawled it; None when it must run from its message."""
     request = plan.request
-    found = [(url, depth, page.page.index) for page in same
-             for url, depth in discover(page.earlier.children(), page.page.depth, plan.scope,
+    budget_s = min(get_settings().request_budget_ms / 1000, plan.time_left())
+    scope = request_scope.RequestScope(str(uuid.uuid4()), time.monotonic() + budget_s, None)
+    try:
+        with request_scope.scoped(scope):
+            loaded = fetched_crawl_page(page.url, page.depth, request,
+                                        conditional=None if earlier is None else earlier.validators,
+                                        earlier_body=None if earlier is None else earlier.body_hash)
+    except Exception as error:
+        try:
+            outcome = failed(error, CRAWL_PAGE)
+        except (WaitInQueue, RetryLater):
+            return None
+        error_fields = {**(outcome.error or {}), "url": page.url}
+        return Crawled(page, replace(outcome, error=error_fields), [])
+    if loaded is None:
+        return None  # `auto` renders it
+    drop = request.ignoreQueryParameters
+    if (canonical_url(loaded.final_url, drop_query=drop) != page.url
+            and redirected_out_of_scope(loaded.final_url, plan.scope, drop_query=drop)):
+        return Crawled(page, redirected_out(loaded.final_url), [])
+    same = same_outcome(loaded, earlier)
+    if same is not None:
+        outcome, loaded = same
+        return Crawled(page, outcome, loaded.links)
+    return Crawled(page, page_outcome(loaded, dict(loaded.data), request, earlier, []), loaded.links)
+
+
+def _finish(plan: Sweep, job: Job, crawled: list[Crawled]) -> list[Claimed]:
+    """Record the pages the crawled ones link to (before their results), write their results; answers
+    the pages recorded, for the sweep to crawl next."""
+    request = plan.request
+    found = [(url, depth, done.page.index) for done in crawled
+             for url, depth in discover(done.links, done.page.depth, plan.scope,
                                         drop_query=request.ignoreQueryParameters,
                                         robots_allow=plan.robots_allow).follow]
     claimed = claim_found(job.job_id, found, limit=request.limit,
@@ -149,23 +160,20 @@ def _finish_same(plan: Sweep, job: Job, same: list[Revalidated]) -> list[Claimed
     children: dict[int, list[str]] = {}
     for child in claimed:
         children.setdefault(child.parent, []).append(child.url)
-    results = [(page.page.index, _same_outcome(page, children.get(page.page.index, []))) for page in same]
-    for start in range(0, len(results), MAX_UNCLAIMED):
-        chunk = results[start:start + MAX_UNCLAIMED]
-        if not job_store.finish_unclaimed(job, chunk):
-            # Claimed or finished by a delivery meanwhile: their messages finish them.
-            _send(plan.message, [page.page for page in same[start:start + MAX_UNCLAIMED]])
-            continue
-        metrics.add_metric(name="CrawlPage.completed", unit="Count", value=len(chunk))
-        for index, outcome in chunk:
+    results = [(done.page.index, _with_children(done.outcome, children.get(done.page.index, [])))
+               for done in crawled]
+    not_written = set(job_store.finish_unclaimed(job, results))
+    # Claimed or finished by a delivery meanwhile: their messages finish them.
+    _send(plan.message, [done.page for done in crawled if done.page.index in not_written])
+    for index, outcome in results:
+        if index not in not_written:
+            metrics.add_metric(name=f"{CRAWL_PAGE.metric}.{outcome.status}", unit="Count", value=1)
             webhook_events.item_finished(job, index, outcome)
     return claimed
 
 
-def _same_outcome(page: Revalidated, children: list[str]) -> Outcome:
-    """As the worker answers a `same` page: free, no outputs, `sameAs` the earlier result."""
-    data = {"url": page.final_url, "depth": page.page.depth, "statusCode": page.status_code,
-            "changeStatus": "same", "sameAs": page.earlier.same_as()}
-    attributes = {**page_attributes(page.validators, page.earlier.content_hash or "", page.body_hash),
-                  **children_attribute(children)}
-    return Outcome("completed", data=data, cached=True, change="same", attributes=attributes)
+def _with_children(outcome: Outcome, children: list[str]) -> Outcome:
+    """Kept for the next incremental crawl: a 304 there follows these without reading the page."""
+    if outcome.attributes is None:
+        return outcome
+    return replace(outcome, attributes={**outcome.attributes, **children_attribute(children)})

@@ -6,7 +6,9 @@ worker, and never runs it twice); a slot of its host is taken (site.crawl_store:
 robots.txt's Crawl-delay); the page is loaded once (site.crawl_page) within the key's `maxConcurrency`;
 its links (and, for the start page, the sitemaps' URLs) are sorted (site.discovery), recorded each once
 within `limit` (site.crawl_store.claim_urls) and enqueued, all before the page's own result is written,
-so the job's `total` never falls below what is still to come. The result, the job's counters and the
+so the job's `total` never falls below what is still to come. Where the crawl fetches its pages, the
+worker crawls what it recorded itself rather than enqueue it (site.crawl_sweep), and enqueues only what it
+cannot. The result, the job's counters and the
 refund of a page that did not complete are one transaction (webcapture.jobs.job_store.finish_item); the
 crawl ends when every recorded page has its result, and what it did not use is given back then, once
 (site.crawl_credits).
@@ -30,7 +32,6 @@ from webcapture.auth.caller import Caller
 from webcapture.errors import NavigationFailed, UrlNotAllowed
 from webcapture.jobs.item_delivery import (
     Delivery,
-    ItemKind,
     WaitInQueue,
     deliver,
     failed,
@@ -44,16 +45,10 @@ from webcapture.path_globs import PathGlobs
 from webcapture.profiles import sessions
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of, origin_of
-from webcapture.site.crawl_changes import (
-    EarlierPage,
-    children_attribute,
-    content_hash,
-    earlier_page,
-    page_attributes,
-)
-from webcapture.site.crawl_credits import settle_crawl
+from webcapture.site.crawl_changes import children_attribute, earlier_page
 from webcapture.site.crawl_extract import extracted
 from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
+from webcapture.site.crawl_outcome import CRAWL_PAGE, page_outcome, redirected_out, same_outcome, skipped
 from webcapture.site.crawl_page import crawl_page
 from webcapture.site.crawl_store import Claimed, HostLease, claim_urls, claimed_by, enter_host, leave_host
 from webcapture.site.crawl_sweep import Sweep, sweep, sweeps
@@ -72,17 +67,10 @@ SITEMAP_BUDGET_S: Final = 30.0
 ROBOTS_BUDGET_S: Final = 10.0
 # A busy host is waited for in place up to this long; a longer wait is the message sent back, delayed.
 WAIT_IN_PLACE_S: Final = 5.0
-# What a page the earlier crawl completed answers once deleted (docs/crawl-and-map.md#incremental-crawl).
-GONE: Final = (404, 410)
-# The code of a page left out on its own account (a redirect out of scope, robots.txt).
-SKIPPED: Final = "SKIPPED"
 
 # robots.txt of each (crawl, origin), read once per warm container.
 _robots_seen: dict[tuple[str, str], RobotsRules] = {}
 _ROBOTS_KEPT = 256
-
-
-CRAWL_PAGE = ItemKind(job_noun="crawl", item_noun="page", metric="CrawlPage", settle=settle_crawl)
 
 
 class CrawlWorker:
@@ -109,7 +97,11 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
         if receives > 1:
             _send(message, claimed_by(message.job_id, message.index))
 
-    deliver(delivery, CRAWL_PAGE, lambda _job: _crawl(message, budget_ms, first=receives == 1),
+    # What the worker crawls of the pages it records (site.crawl_sweep) it crawls until then: its result and
+    # enqueueing what is left fit the rest.
+    sweep_until = time.monotonic() + (remaining_ms() - request_scope.ANSWER_MARGIN_MS - CLAIM_GRACE_MS) / 1000
+    deliver(delivery, CRAWL_PAGE,
+            lambda _job: _crawl(message, budget_ms, first=receives == 1, sweep_until=sweep_until),
             before=enqueue_again)
 
 
@@ -156,13 +148,12 @@ def _robots_allow(job_id: str, request: CrawlRequest) -> Callable[[str], bool] |
     return lambda url: _robots(job_id, origin_of(url)).allowed(url)
 
 
-def _crawl(message: PageMessage, budget_ms: float, *, first: bool) -> Outcome:
+def _crawl(message: PageMessage, budget_ms: float, *, first: bool, sweep_until: float) -> Outcome:
     """`first`: this is the page's first delivery (what it records is all it recorded)."""
     request = CrawlRequest.model_validate(message.request)
     allow = _robots_allow(message.job_id, request)
     if allow is not None and not allow(message.url):
-        return Outcome("failed", error={"code": SKIPPED, "message": "robots.txt disallows this page"})
-    deadline = time.monotonic() + budget_ms / 1000
+        return skipped("robots.txt disallows this page")
     rules = _robots(message.job_id, origin_of(message.url)) if request.respectRobotsTxt else None
     pace = HostPace.of(request.maxConcurrency, request.delay, rules)
     lease = _enter_host(message, pace, budget_ms)
@@ -176,14 +167,13 @@ def _crawl(message: PageMessage, budget_ms: float, *, first: bool) -> Outcome:
     final = canonical_url(page.final_url, drop_query=request.ignoreQueryParameters)
     if final != message.url and redirected_out_of_scope(page.final_url, scope,
                                                          drop_query=request.ignoreQueryParameters):
-        message_text = f"The page redirected to {page.final_url}, outside the crawl; skipped"
-        return Outcome("failed", error={"code": SKIPPED, "message": message_text})
-    # A `same` page's worker revalidates what it records itself (site.crawl_sweep), rather than enqueue it.
-    swept = first and outcome.change == "same" and sweeps(request, pace)
+        return redirected_out(page.final_url)
+    # What a fetched crawl records, its worker crawls itself (site.crawl_sweep), rather than enqueue it.
+    swept = first and sweeps(request, pace)
     # AWS trouble: the page is delivered again.
     claimed = _discover(message, request, scope, page, allow, first=first, send=not swept)
     if swept and claimed is not None:
-        sweep(Sweep(message, request, scope, allow, pace, deadline), claimed)
+        sweep(Sweep(message, request, scope, allow, pace, sweep_until), claimed)
     if outcome.attributes is None or claimed is None:
         return outcome
     # Kept for the next incremental crawl: a 304 there follows these without reading the page.
@@ -218,7 +208,7 @@ def _load(message: PageMessage, request: CrawlRequest,
                 page = crawl_page(message.url, message.depth, request,
                                   conditional=None if earlier is None else earlier.validators,
                                   earlier_body=None if earlier is None else earlier.body_hash)
-                same = _same(page, earlier)
+                same = same_outcome(page, earlier)
                 if same is not None:
                     return same
                 data = dict(page.data)
@@ -231,41 +221,8 @@ def _load(message: PageMessage, request: CrawlRequest,
                     data["json"] = extracted(request, page.visible_html, page.final_url)
         except Exception as error:
             return failed(error, CRAWL_PAGE), None
-    warnings = list(page.warnings)
-    if (not_saved := sessions.finish(use)) is not None:
-        warnings.append(not_saved)
-    if warnings:
-        data["warning"] = " ".join(warnings)
-    digest = content_hash(data)
-    attributes = page_attributes(page.validators, digest, page.body_hash)
-    if request.since is None:
-        return Outcome("completed", data=data, attributes=attributes), page
-    change = "new" if earlier is None else "changed"
-    return Outcome("completed", data={**data, "changeStatus": change}, change=change,
-                   attributes=attributes), page
-
-
-def _same(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcome, CrawledPage] | None:
-    """An incremental crawl's unchanged page: free, no outputs, `sameAs` the earlier result; its links are
-    the ones the earlier crawl recorded from it when the target answered 304 (no body to read them)."""
-    if earlier is None:
-        return None
-    if page.status_code in GONE:
-        # Deleted since the earlier crawl: removed, free, as a page no longer linked is.
-        data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
-                "statusCode": page.status_code, "changeStatus": "removed", "sameAs": earlier.same_as()}
-        return Outcome("completed", data=data, cached=True, change="removed"), page
-    # A 304, the same served HTML as the earlier crawl's, or (the HTML changed) the same outputs.
-    unchanged = page.not_modified or page.unchanged or (
-        earlier.content_hash is not None and earlier.content_hash == content_hash(page.data))
-    if not unchanged:
-        return None
-    data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
-            "statusCode": page.status_code, "changeStatus": "same", "sameAs": earlier.same_as()}
-    if page.not_modified:
-        page = replace(page, links=earlier.children())
-    attributes = page_attributes(page.validators, earlier.content_hash or "", page.body_hash)
-    return Outcome("completed", data=data, cached=True, change="same", attributes=attributes), page
+    not_saved = sessions.finish(use)
+    return page_outcome(page, data, request, earlier, [] if not_saved is None else [not_saved]), page
 
 
 def _sitemap_urls(request: CrawlRequest) -> list[str]:
