@@ -54,10 +54,12 @@ class _TouchedItemsCopy:
     every table the transaction names, whole, on every call: a cost that grows with the table (a jobs
     table holding thousands of results) and that real DynamoDB does not have. Under the writes' lock
     nothing else changes a table meanwhile, so a backup needs its own copy only of the items this
-    transaction may change; the others are shared, unchanged."""
+    transaction may change; the others are shared, unchanged. moto asks for the backup once per item of
+    the transaction, before any is written: the first one of each table stands for all of them."""
 
     def __init__(self, keys: dict[str, list[dict[str, Any]]]) -> None:
         self._keys = keys
+        self._backups: dict[int, Table] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(copy, name)
@@ -65,6 +67,8 @@ class _TouchedItemsCopy:
     def deepcopy(self, value: Any, memo: Any = None) -> Any:
         if not isinstance(value, Table):
             return copy.deepcopy(value, memo)
+        if id(value) in self._backups:
+            return self._backups[id(value)]
         clone = copy.copy(value)
         ranged = value.range_key_attr is not None
         items: Any = defaultdict(dict)
@@ -81,6 +85,7 @@ class _TouchedItemsCopy:
             elif not ranged and hash_value in items:
                 items[hash_value] = copy.deepcopy(items[hash_value])
         clone.items = items
+        self._backups[id(value)] = clone
         return clone
 
 

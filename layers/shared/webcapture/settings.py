@@ -189,8 +189,8 @@ class Settings:
     # A screenshot monitor's completed check, sent from the screenshot function to the function that compares
     # it (docs/monitors.md#screenshot-comparison).
     monitor_compare_queue: str = _env("MONITORS_COMPARE_QUEUE_URL", _text, "")
-    # A crawl's pages (docs/crawl-and-map.md#crawl-and-map): one message per page, on the crawl function's own
-    # queue.
+    # A crawl's pages (docs/crawl-and-map.md#crawl-and-map): one message per page its finder did not crawl,
+    # on the crawl function's own queue.
     crawl_queue: str = _env("CRAWL_QUEUE_URL", _text, "")
     # A batch body carries up to 1,000 request bodies: its own size limit (API Gateway allows 10 MB).
     batch_max_body_bytes: int = _env("WEBCAPTURE_BATCH_MAX_BODY_BYTES", _int, 1024 * 1024)

@@ -1,6 +1,7 @@
-"""A crawl's SQS messages (docs/crawl-and-map.md#crawl-and-map): one per page, on the crawl function's own
-queue. Each carries the crawl's request, so a worker needs nothing else to load the page; a wait (a busy host,
-a busy key) is the same message sent again with a delay, which survives the function that sent it."""
+"""A crawl's SQS messages (docs/crawl-and-map.md#crawl-and-map): one per page not crawled by its finder
+(site.crawl_sweep), on the crawl function's own queue. Each carries the crawl's request, so a worker needs
+nothing else to load the page; a wait (a busy host, a busy key) is the same message sent again with a
+delay, which survives the function that sent it."""
 
 from __future__ import annotations
 

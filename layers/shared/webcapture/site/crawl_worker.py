@@ -1,5 +1,5 @@
 """A crawl's pages, run by the crawl function from its SQS event source (docs/crawl-and-map.md#crawl-and-map):
-one message per page.
+one message per page, and what the page records that its worker crawls itself (site.crawl_sweep).
 
 For each page: its item is claimed in the job store (a second delivery finds it done, or held by a live
 worker, and never runs it twice); a slot of its host is taken (site.crawl_store: `maxConcurrency`, `delay`,
