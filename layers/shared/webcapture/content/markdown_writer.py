@@ -109,7 +109,8 @@ def code_language(pre: etree._Element, wrapper: etree._Element | None = None) ->
 
 
 def is_permalink(anchor: etree._Element) -> bool:
-    if not classes(anchor).isdisjoint(_PERMALINK_CLASSES):
+    cls = anchor.get("class")
+    if cls and not _PERMALINK_CLASSES.isdisjoint(cls.split()):
         return True
     return "#" in (anchor.get("href") or "") and "".join(anchor.itertext()).strip() in _PERMALINK_TEXTS
 
@@ -382,7 +383,8 @@ class _Writer:
 def _text(text: str) -> str:
     """Page text as Markdown text: spaces collapsed, and a "<" that a renderer would take for the start of
     an HTML tag (`<pathspec>`) escaped; nothing else is escaped."""
-    return _TAG_START.sub(r"\\<", _SPACE.sub(" ", text))
+    text = _SPACE.sub(" ", text)
+    return _TAG_START.sub(r"\\<", text) if "<" in text else text  # most text has none: skip the search
 
 
 def _paragraph(text: str) -> str:
@@ -416,20 +418,32 @@ def _pre_text(pre: etree._Element) -> str:
 
 
 def _not_code(element: etree._Element) -> bool:
-    return element.tag == "button" or not classes(element).isdisjoint(_NOT_CODE_CLASSES)
+    if element.tag == "button":
+        return True
+    cls = element.get("class")
+    return bool(cls) and not _NOT_CODE_CLASSES.isdisjoint(cls.split())
 
 
-def _texts_outside(element: etree._Element, excluded: Callable[[etree._Element], bool]) -> Iterable[str]:
+def _texts_outside(element: etree._Element, excluded: Callable[[etree._Element], bool]) -> list[str]:
+    """The texts inside `element`, <br> as "\\n", less what is inside the descendants `excluded` picks."""
+    texts: list[str] = []
+    _collect_texts(element, excluded, texts)
+    return texts
+
+
+def _collect_texts(element: etree._Element, excluded: Callable[[etree._Element], bool],
+                   texts: list[str]) -> None:
+    # Appends to one list: nested generators would pass every text up through each level of nesting.
     if element.text:
-        yield element.text
+        texts.append(element.text)
     for child in element:
         if isinstance(child.tag, str):
             if child.tag == "br":
-                yield "\n"
+                texts.append("\n")
             elif not excluded(child):
-                yield from _texts_outside(child, excluded)
+                _collect_texts(child, excluded, texts)
         if child.tail:
-            yield child.tail
+            texts.append(child.tail)
 
 
 def _rows(table: etree._Element) -> list[list[etree._Element]]:
