@@ -49,6 +49,8 @@ _SPACES = re.compile(r" {2,}")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_STRING = etree.XPath("string()", smart_strings=False)
+_DESCENDANT_CLASSES = etree.XPath("descendant::*/@class", smart_strings=False)
 
 
 def to_markdown(root: etree._Element, *, images: bool = True) -> str:
@@ -70,7 +72,7 @@ def code_span(text: str) -> str:
     core = inner.strip()
     if not core:
         return inner
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(core)), default=0) + 1)
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(core)), default=0) + 1) if "`" in core else "`"
     pad = " " if core.startswith("`") or core.endswith("`") else ""
     lead = " " if inner.startswith(" ") else ""
     trail = " " if inner.endswith(" ") else ""
@@ -112,7 +114,7 @@ def is_permalink(anchor: etree._Element) -> bool:
     cls = anchor.get("class")
     if cls and not _PERMALINK_CLASSES.isdisjoint(cls.split()):
         return True
-    return "#" in (anchor.get("href") or "") and "".join(anchor.itertext()).strip() in _PERMALINK_TEXTS
+    return "#" in (anchor.get("href") or "") and _string(anchor).strip() in _PERMALINK_TEXTS
 
 
 class _Writer:
@@ -218,7 +220,7 @@ class _Writer:
                 or not tokens.isdisjoint(_ADMONITION_TITLE_CLASSES)
                 or any("admonitionHeading" in token for token in tokens)
             ):
-                text = " ".join("".join(candidate.itertext()).split()).rstrip(":")
+                text = " ".join(_string(candidate).split()).rstrip(":")
                 if text:
                     return text, candidate
         for token in sorted(classes(element)):
@@ -286,9 +288,7 @@ class _Writer:
 
     def _term(self, dt: etree._Element) -> str:
         if not classes(dt).isdisjoint({"sig", "sig-object"}):  # Sphinx: an API signature is code
-            text = "".join(
-                piece for piece in _texts_outside(dt, lambda e: e.tag == "a" and is_permalink(e))
-            ).strip().rstrip("¶")
+            text = "".join(_texts_outside(dt, _permalink_in_term, ("a",))).strip().rstrip("¶")
             return code_span(text).strip()
         return self.line(dt)
 
@@ -349,9 +349,9 @@ class _Writer:
             return ""
         if tag in _CODE_TAGS:
             anchors = [a for a in element.iter("a") if a.get("href")]
-            code = "".join(element.itertext())
+            code = _string(element)
             text = code_span(code)
-            if len(anchors) == 1 and "".join(anchors[0].itertext()).strip() == code.strip():
+            if len(anchors) == 1 and _string(anchors[0]).strip() == code.strip():
                 return f"[{text.strip()}]({_destination(anchors[0].get('href', ''))})"
             return text
         if tag == "br":
@@ -414,7 +414,15 @@ def _destination(url: str) -> str:
 
 def _pre_text(pre: etree._Element) -> str:
     """The code of a <pre>: <br> as line breaks; line numbers and copy buttons left out."""
+    if next(pre.iterdescendants("br", "button"), None) is None and all(
+        _NOT_CODE_CLASSES.isdisjoint(value.split()) for value in set(_DESCENDANT_CLASSES(pre))
+    ):
+        return _string(pre)  # nothing in it is left out: its text as it is, joined in C
     return "".join(_texts_outside(pre, _not_code))
+
+
+def _permalink_in_term(element: etree._Element) -> bool:
+    return element.tag == "a" and is_permalink(element)
 
 
 def _not_code(element: etree._Element) -> bool:
@@ -424,26 +432,36 @@ def _not_code(element: etree._Element) -> bool:
     return bool(cls) and not _NOT_CODE_CLASSES.isdisjoint(cls.split())
 
 
-def _texts_outside(element: etree._Element, excluded: Callable[[etree._Element], bool]) -> list[str]:
-    """The texts inside `element`, <br> as "\\n", less what is inside the descendants `excluded` picks."""
+def _texts_outside(element: etree._Element, excluded: Callable[[etree._Element], bool],
+                   only: tuple[str, ...] = ()) -> list[str]:
+    """The texts inside `element`, <br> as "\\n", less what is inside the descendants `excluded` picks;
+    `only`: the tags `excluded` can pick (none named: any)."""
     texts: list[str] = []
-    _collect_texts(element, excluded, texts)
+    _collect_texts(element, excluded, only, texts)
     return texts
 
 
-def _collect_texts(element: etree._Element, excluded: Callable[[etree._Element], bool],
+def _collect_texts(element: etree._Element, excluded: Callable[[etree._Element], bool], only: tuple[str, ...],
                    texts: list[str]) -> None:
     # Appends to one list: nested generators would pass every text up through each level of nesting.
     if element.text:
         texts.append(element.text)
     for child in element:
-        if isinstance(child.tag, str):
-            if child.tag == "br":
+        tag = child.tag
+        if isinstance(tag, str):
+            if tag == "br":
                 texts.append("\n")
+            elif only and tag not in only and next(child.iterdescendants("br", *only), None) is None:
+                texts.append(_string(child) if len(child) else child.text or "")  # nothing below is left out
             elif not excluded(child):
-                _collect_texts(child, excluded, texts)
+                _collect_texts(child, excluded, only, texts)
         if child.tail:
             texts.append(child.tail)
+
+
+def _string(element: etree._Element) -> str:
+    """The text of the element and every descendant, with their tails (not its own tail), joined in C."""
+    return str(_STRING(element))
 
 
 def _rows(table: etree._Element) -> list[list[etree._Element]]:
