@@ -62,6 +62,7 @@ def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_
     visible text instead. `tree`: `html` already parsed by html_tree.parse_page (changed in place).
     """
     tree = parse_page(html) if tree is None else tree
+    _alive = list(tree.iter())  # every element's Python object made once, not again at each later walk
     title = page_title(tree)
     base = base_url(tree, url)
     article = docs_article(tree)

@@ -49,7 +49,6 @@ _SPACES = re.compile(r" {2,}")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
-_STRING = etree.XPath("string()", smart_strings=False)
 _DESCENDANT_CLASSES = etree.XPath("descendant::*/@class", smart_strings=False)
 
 
@@ -131,10 +130,12 @@ class _Writer:
         run: list[str] = []
         if element.text:
             run.append(_text(element.text))
+        skip = self.skip
         for child in element:
-            if child in self.skip:
+            tag = child.tag
+            if skip and child in skip:
                 pass
-            elif isinstance(child.tag, str) and self._is_block(child):
+            elif isinstance(tag, str) and (tag in BLOCK_TAGS or _holds_blocks(child, tag)):
                 self._flush(run, out)
                 out.extend(self.block(child))
             else:
@@ -151,14 +152,6 @@ class _Writer:
             if text:
                 out.append(text)
             run.clear()
-
-    def _is_block(self, element: etree._Element) -> bool:
-        if element.tag in BLOCK_TAGS:
-            return True
-        # An inline element wrapping blocks (a card link around a heading) is written as its blocks; most
-        # inline elements hold no element at all, and need no search.
-        return (len(element) > 0 and element.tag not in _CODE_TAGS
-                and next(element.iterdescendants(*BLOCK_TAGS), None) is not None)
 
     def block(self, element: etree._Element) -> list[str]:
         tag = element.tag
@@ -380,6 +373,13 @@ class _Writer:
         return self.inline_content(element)
 
 
+def _holds_blocks(element: etree._Element, tag: str) -> bool:
+    """Whether an inline element wraps blocks (a card link around a heading): then it is written as its
+    blocks. Most inline elements hold no element at all, and need no search."""
+    return (len(element) > 0 and tag not in _CODE_TAGS
+            and next(element.iterdescendants(*BLOCK_TAGS), None) is not None)
+
+
 def _text(text: str) -> str:
     """Page text as Markdown text: spaces collapsed, and a "<" that a renderer would take for the start of
     an HTML tag (`<pathspec>`) escaped; nothing else is escaped."""
@@ -388,6 +388,8 @@ def _text(text: str) -> str:
 
 
 def _paragraph(text: str) -> str:
+    if "\n" not in text:  # most runs are one line
+        return _SPACES.sub(" ", text).strip()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
 
@@ -460,8 +462,9 @@ def _collect_texts(element: etree._Element, excluded: Callable[[etree._Element],
 
 
 def _string(element: etree._Element) -> str:
-    """The text of the element and every descendant, with their tails (not its own tail), joined in C."""
-    return str(_STRING(element))
+    """The text of the element and every descendant, with their tails (not its own tail), joined in C (the
+    string-value XPath's string() gives, without an XPath evaluation's setup for each element)."""
+    return str(etree.tostring(element, method="text", encoding=str, with_tail=False))
 
 
 def _rows(table: etree._Element) -> list[list[etree._Element]]:
