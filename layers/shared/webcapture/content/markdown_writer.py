@@ -44,7 +44,9 @@ _NOT_CODE_CLASSES = frozenset({"linenos", "lineno", "linenodiv", "gutter", "line
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight)-(.+)$")
 _BRUSH = re.compile(r"brush:\s*([\w+#.-]+)")
 _NOT_A_LANGUAGE = frozenset({"default", "none", "notranslate", "plaintext"})
-_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+# Whitespace a run of which becomes one space: matched only where that changes something (a run of two or
+# more, or one that is not a space), since a match at every space between words costs more than the rest.
+_SPACE = re.compile(r"[ \t\n\r\f\v]{2,}|[\t\n\r\f\v]")
 _SPACES = re.compile(r" {2,}")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -58,7 +60,8 @@ def to_markdown(root: etree._Element, *, images: bool = True) -> str:
         blocks = _Writer(images).blocks(root)
     except RecursionError:
         return "\n".join(line.strip() for line in root.itertext() if line.strip())
-    return _BLANK_RUNS.sub("\n\n", "\n\n".join(block for block in blocks if block.strip())).strip()
+    markdown = "\n\n".join(block for block in blocks if block.strip())
+    return (_BLANK_RUNS.sub("\n\n", markdown) if "\n\n\n" in markdown else markdown).strip()
 
 
 def classes(element: etree._Element) -> set[str]:
@@ -325,7 +328,7 @@ class _Writer:
 
     def line(self, element: etree._Element) -> str:
         """The content of `element` on one line (headings, table cells, terms)."""
-        return _SPACES.sub(" ", self.inline_content(element).replace("\n", " ")).strip()
+        return _single_spaced(self.inline_content(element).replace("\n", " ")).strip()
 
     def inline_content(self, element: etree._Element) -> str:
         parts = [_text(element.text)] if element.text else []
@@ -389,9 +392,13 @@ def _text(text: str) -> str:
 
 def _paragraph(text: str) -> str:
     if "\n" not in text:  # most runs are one line
-        return _SPACES.sub(" ", text).strip()
-    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+        return _single_spaced(text).strip()
+    lines = (_single_spaced(line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def _single_spaced(text: str) -> str:
+    return _SPACES.sub(" ", text) if "  " in text else text  # a search in C finds none in most text
 
 
 def _indent(text: str, width: int) -> str:
