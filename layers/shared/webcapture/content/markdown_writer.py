@@ -70,7 +70,7 @@ def classes(element: etree._Element) -> set[str]:
 
 def code_span(text: str) -> str:
     """`text` as one code span; whitespace around it stays outside, backticks inside stay literal."""
-    inner = _SPACE.sub(" ", text)
+    inner = _collapsed(text)
     core = inner.strip()
     if not core:
         return inner
@@ -124,6 +124,13 @@ class _Writer:
         self.images = images
         self.skip: set[etree._Element] = set()  # already written elsewhere (an admonition's label)
         self.in_admonition = False
+        self.texts: dict[str, str] = {}  # a page's text repeats: line breaks between tags, ", ", " and "
+
+    def text(self, text: str) -> str:
+        written = self.texts.get(text)
+        if written is None:
+            written = self.texts[text] = _text(text)
+        return written
 
     # Blocks: each a string, joined by blank lines.
 
@@ -132,7 +139,7 @@ class _Writer:
         out: list[str] = []
         run: list[str] = []
         if element.text:
-            run.append(_text(element.text))
+            run.append(self.text(element.text))
         skip = self.skip
         for child in element:
             tag = child.tag
@@ -144,7 +151,7 @@ class _Writer:
             else:
                 run.append(self.inline(child))
             if child.tail:
-                run.append(_text(child.tail))
+                run.append(self.text(child.tail))
         self._flush(run, out)
         return out
 
@@ -331,12 +338,12 @@ class _Writer:
         return _single_spaced(self.inline_content(element).replace("\n", " ")).strip()
 
     def inline_content(self, element: etree._Element) -> str:
-        parts = [_text(element.text)] if element.text else []
+        parts = [self.text(element.text)] if element.text else []
         for child in element:
             if child not in self.skip:
                 parts.append(self.inline(child))
             if child.tail:
-                parts.append(_text(child.tail))
+                parts.append(self.text(child.tail))
         return "".join(parts)
 
     def inline(self, element: etree._Element) -> str:
@@ -344,7 +351,7 @@ class _Writer:
         if not isinstance(tag, str):
             return ""
         if tag in _CODE_TAGS:
-            anchors = [a for a in element.iter("a") if a.get("href")]
+            anchors = [a for a in element.iter() if a.tag == "a" and a.get("href")]  # few: no tag matcher
             code = _string(element)
             text = code_span(code)
             if len(anchors) == 1 and _string(anchors[0]).strip() == code.strip():
@@ -379,14 +386,16 @@ class _Writer:
 def _holds_blocks(element: etree._Element, tag: str) -> bool:
     """Whether an inline element wraps blocks (a card link around a heading): then it is written as its
     blocks. Most inline elements hold no element at all, and need no search."""
+    # A Python test of each descendant: an inline element holds few, and lxml's search by forty tag names
+    # sets its matcher up anew on every call.
     return (len(element) > 0 and tag not in _CODE_TAGS
-            and next(element.iterdescendants(*BLOCK_TAGS), None) is not None)
+            and any(descendant.tag in BLOCK_TAGS for descendant in element.iterdescendants()))
 
 
 def _text(text: str) -> str:
     """Page text as Markdown text: spaces collapsed, and a "<" that a renderer would take for the start of
     an HTML tag (`<pathspec>`) escaped; nothing else is escaped."""
-    text = _SPACE.sub(" ", text)
+    text = _collapsed(text)
     return _TAG_START.sub(r"\\<", text) if "<" in text else text  # most text has none: skip the search
 
 
@@ -395,6 +404,13 @@ def _paragraph(text: str) -> str:
         return _single_spaced(text).strip()
     lines = (_single_spaced(line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def _collapsed(text: str) -> str:
+    """Every run of whitespace as one space."""
+    if "\n" in text or "  " in text or "\t" in text or "\r" in text or "\f" in text or "\v" in text:
+        return _SPACE.sub(" ", text)
+    return text  # six searches in C cost less than one regex search, and most text needs no change
 
 
 def _single_spaced(text: str) -> str:
