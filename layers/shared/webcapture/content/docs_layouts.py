@@ -10,6 +10,7 @@ A page we do not recognise returns None and goes to the generic extractor.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -77,14 +78,21 @@ EDIT_PHRASES = frozenset({
 })  # fmt: skip
 
 
-def docs_article(tree: HtmlElement) -> HtmlElement | None:
+class DocsArticle(NamedTuple):
+    region: HtmlElement  # the article
+    navigation: list[HtmlElement]  # the page's elements whose class, id or role says navigation
+
+
+def docs_article(tree: HtmlElement) -> DocsArticle | None:
     """The article of a documentation page, or None when the page is not from a layout we know.
 
     Read before the page is pruned: the generator's <meta> is in <head>, which pruning removes. The first
     element of every mark is noted (tags and attributes found in C, classes by one walk that reads each
-    distinct class attribute once); the layouts are then told from those.
+    distinct class attribute once); the layouts are then told from those. The same walk notes the
+    navigation that drop_navigation removes, so the article is not walked again for it.
     """
     found: dict[str, HtmlElement] = {}
+    navigation: list[HtmlElement] = []
     for tag in _TAGS:
         first = next(tree.iter(tag), None)
         if first is not None:
@@ -93,27 +101,37 @@ def docs_article(tree: HtmlElement) -> HtmlElement | None:
         if (element.get("name") or "").lower() == "generator":
             for word in _GENERATOR_WORD.findall((element.get("content") or "").lower()):
                 found.setdefault(f"generator:{word}", element)
-    for ident in _ATTRIBUTE_VALUES["id"](tree):
+    attributes = {name: find(tree) for name, find in _ATTRIBUTE_VALUES.items()}
+    for ident in attributes["id"]:
         if ident in _IDS:
             found.setdefault(f"id:{ident}", ident.getparent())
+        if ident in _NAVIGATION_IDS:
+            navigation.append(ident.getparent())
+    for role in attributes["role"]:
+        if role in ("navigation", "search"):
+            navigation.append(role.getparent())
     for name, value in _ATTRS:
-        for written in _ATTRIBUTE_VALUES[name](tree):
+        for written in attributes[name]:
             if written == value:
                 found.setdefault(f"attr:{name}={value}", written.getparent())
                 break
-    read: set[str] = set()
+    navigation_classes: dict[str, bool] = {}  # a page repeats the same few class attributes
     for element in tree.iter():
         cls = element.get("class")
-        if cls and cls not in read:  # an element with a class already read comes after its first
-            read.add(cls)
+        if not cls:
+            continue
+        if cls not in navigation_classes:  # its first element: the first for each of its marks too
+            navigation_classes[cls] = not NAVIGATION.isdisjoint(cls.split())
             for token in cls.split():
                 if token in _CLASSES:
                     found.setdefault(f"class:{token}", element)
+        if navigation_classes[cls]:
+            navigation.append(element)
     for rule, places in _LAYOUTS:
         if rule in found:
             for place in places:
                 if place in found:
-                    return found[place]
+                    return DocsArticle(found[place], navigation)
     return None
 
 
@@ -125,24 +143,15 @@ _ATTRIBUTE_VALUES = {name: etree.XPath(f"descendant-or-self::*/@{name}")
 _LONG_ENOUGH_LINKS = etree.XPath(f"descendant::a[string-length() >= {min(map(len, EDIT_PHRASES))}]")
 
 
-def drop_navigation(region: HtmlElement) -> None:
+def drop_navigation(article: DocsArticle) -> None:
     """Remove the site's navigation inside an article region: menus, tables of contents, breadcrumbs,
-    previous/next links, version pickers, "edit this page"."""
+    previous/next links, version pickers, "edit this page". The article may have been cut and pruned
+    since docs_article found it: what it noted counts only where it is still inside the region."""
+    region = article.region
     doomed: dict[HtmlElement, None] = dict.fromkeys(region.iter("nav", "button"))
-    for role in _ATTRIBUTE_VALUES["role"](region):
-        if role in ("navigation", "search"):
-            doomed[role.getparent()] = None
-    for ident in _ATTRIBUTE_VALUES["id"](region):
-        if ident in _NAVIGATION_IDS:
-            doomed[ident.getparent()] = None
-    navigation: dict[str, bool] = {}  # a page repeats the same few class attributes
-    for element in region.iter():
-        cls = element.get("class")
-        if cls:
-            if cls not in navigation:
-                navigation[cls] = not NAVIGATION.isdisjoint(cls.split())
-            if navigation[cls]:
-                doomed[element] = None
+    for element in article.navigation:
+        if any(ancestor is region for ancestor in element.iterancestors()):
+            doomed[element] = None
     for link in _LONG_ENOUGH_LINKS(region):
         if " ".join(link.text_content().split()).lower() in EDIT_PHRASES:
             doomed[link] = None

@@ -67,10 +67,10 @@ def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_
     base = base_url(tree, url)
     article = docs_article(tree)
     prune(tree, base, images=False)  # alt texts and captions cost precision on the benchmark
-    if article is not None and _still_in(tree, article):  # not inside something the markup hides
-        cut = drop_beyond(article, max_text_chars)
+    if article is not None and _still_in(tree, article.region):  # not inside something the markup hides
+        cut = drop_beyond(article.region, max_text_chars)
         drop_navigation(article)
-        markdown = to_markdown(article, images=False)
+        markdown = to_markdown(article.region, images=False)
         if markdown:
             return PageMarkdown(title=title, markdown=markdown, cut=cut)
     cut = drop_beyond(tree, max_text_chars)
