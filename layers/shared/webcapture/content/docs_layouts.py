@@ -10,7 +10,9 @@ A page we do not recognise returns None and goes to the generic extractor.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from webcapture.content.html_tree import remove_keeping_tail
@@ -76,56 +78,83 @@ EDIT_PHRASES = frozenset({
 })  # fmt: skip
 
 
-def docs_article(tree: HtmlElement) -> HtmlElement | None:
+class DocsArticle(NamedTuple):
+    region: HtmlElement  # the article
+    navigation: list[HtmlElement]  # the page's elements whose class, id or role says navigation
+
+
+def docs_article(tree: HtmlElement) -> DocsArticle | None:
     """The article of a documentation page, or None when the page is not from a layout we know.
 
-    Read before the page is pruned: the generator's <meta> is in <head>, which pruning removes. One walk
-    over the page notes the first element of every mark; the layouts are then told from those.
+    Read before the page is pruned: the generator's <meta> is in <head>, which pruning removes. The first
+    element of every mark is noted (tags and attributes found in C, classes by one walk that reads each
+    distinct class attribute once); the layouts are then told from those. The same walk notes the
+    navigation that drop_navigation removes, so the article is not walked again for it.
     """
     found: dict[str, HtmlElement] = {}
-    for element in tree.iter():
-        tag = element.tag
-        if not isinstance(tag, str):
-            continue
-        if tag in _TAGS:
-            found.setdefault(f"tag:{tag}", element)
-        if tag == "meta" and (element.get("name") or "").lower() == "generator":
+    navigation: list[HtmlElement] = []
+    for tag in _TAGS:
+        first = next(tree.iter(tag), None)
+        if first is not None:
+            found[f"tag:{tag}"] = first
+    for element in tree.iter("meta"):
+        if (element.get("name") or "").lower() == "generator":
             for word in _GENERATOR_WORD.findall((element.get("content") or "").lower()):
                 found.setdefault(f"generator:{word}", element)
+    attributes = {name: find(tree) for name, find in _ATTRIBUTE_VALUES.items()}
+    for ident in attributes["id"]:
+        if ident in _IDS:
+            found.setdefault(f"id:{ident}", ident.getparent())
+        if ident in _NAVIGATION_IDS:
+            navigation.append(ident.getparent())
+    for role in attributes["role"]:
+        if role in ("navigation", "search"):
+            navigation.append(role.getparent())
+    for name, value in _ATTRS:
+        for written in attributes[name]:
+            if written == value:
+                found.setdefault(f"attr:{name}={value}", written.getparent())
+                break
+    navigation_classes: dict[str, bool] = {}  # a page repeats the same few class attributes
+    for element in tree.iter():
         cls = element.get("class")
-        if cls:
+        if not cls:
+            continue
+        if cls not in navigation_classes:  # its first element: the first for each of its marks too
+            navigation_classes[cls] = not NAVIGATION.isdisjoint(cls.split())
             for token in cls.split():
                 if token in _CLASSES:
                     found.setdefault(f"class:{token}", element)
-        ident = element.get("id")
-        if ident in _IDS:
-            found.setdefault(f"id:{ident}", element)
-        for name, value in _ATTRS:
-            if element.get(name) == value:
-                found.setdefault(f"attr:{name}={value}", element)
+        if navigation_classes[cls]:
+            navigation.append(element)
     for rule, places in _LAYOUTS:
         if rule in found:
             for place in places:
                 if place in found:
-                    return found[place]
+                    return DocsArticle(found[place], navigation)
     return None
 
 
-def drop_navigation(region: HtmlElement) -> None:
+# Attribute values in document order, each with its element (getparent): searches in C, where a Python
+# test of every element of a large page cost more than the rest of the step.
+_ATTRIBUTE_VALUES = {name: etree.XPath(f"descendant-or-self::*/@{name}")
+                     for name in {"id", "role", *(name for name, _ in _ATTRS)}}
+# A link whose words are an edit phrase has at least as many characters as the shortest phrase.
+_LONG_ENOUGH_LINKS = etree.XPath(f"descendant::a[string-length() >= {min(map(len, EDIT_PHRASES))}]")
+
+
+def drop_navigation(article: DocsArticle) -> None:
     """Remove the site's navigation inside an article region: menus, tables of contents, breadcrumbs,
-    previous/next links, version pickers, "edit this page"."""
-    doomed = []
-    for element in region.iter():
-        if element is region or not isinstance(element.tag, str):
-            continue
-        if (
-            element.tag == "nav"
-            or element.get("role") in ("navigation", "search")
-            or not NAVIGATION.isdisjoint((element.get("class") or "").split())
-            or element.get("id") in _NAVIGATION_IDS
-            or element.tag == "button"
-            or (element.tag == "a" and " ".join(element.text_content().split()).lower() in EDIT_PHRASES)
-        ):
-            doomed.append(element)
-    for element in doomed:
+    previous/next links, version pickers, "edit this page". The article may have been cut and pruned
+    since docs_article found it: what it noted counts only where it is still inside the region."""
+    region = article.region
+    doomed: dict[HtmlElement, None] = dict.fromkeys(region.iter("nav", "button"))
+    for element in article.navigation:
+        if any(ancestor is region for ancestor in element.iterancestors()):
+            doomed[element] = None
+    for link in _LONG_ENOUGH_LINKS(region):
+        if " ".join(link.text_content().split()).lower() in EDIT_PHRASES:
+            doomed[link] = None
+    doomed.pop(region, None)
+    for element in doomed:  # what is removed does not depend on the order of removal
         remove_keeping_tail(element)

@@ -141,20 +141,20 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
     `images`: keep <img> with an absolute http(s) source (others become their alt text); without, every
     image goes.
     """
-    doomed = []
+    # The elements that need a look are found in C (by tag, or by an attribute that can hide them): a
+    # Python test of every element of a large page cost more than the rest of pruning. What is removed
+    # does not depend on the order of removal, so the lists need no merging into document order.
+    doomed: dict[etree._Element, None] = dict.fromkeys(tree.iter(*_NOT_ELEMENTS))
+    doomed.update(dict.fromkeys(tree.iter(*NON_CONTENT_TAGS)))
+    telling = [attribute.getparent() for find in _TELLING_ATTRIBUTES for attribute in find(tree)]
+    for element in (*telling, *tree.iter("dialog")):
+        if element not in doomed and hides(element.tag, dict(element.attrib)):
+            doomed[element] = None
     links: dict[str, str | None] = {}  # a page links to the same few URLs again and again
-    for element in tree.iter():
-        tag = element.tag
-        if (
-            not isinstance(tag, str)  # comments, processing instructions, entities the parser kept
-            or tag in NON_CONTENT_TAGS
-            or (
-                (tag == "dialog" or not TELLING_ATTRS.isdisjoint(element.keys()))
-                and hides(tag, dict(element.attrib))
-            )
-        ):
-            doomed.append(element)
-        elif tag == "a":
+    for element in tree.iter("a", "img"):
+        if element in doomed:
+            continue
+        if element.tag == "a":
             written = element.get("href")
             if written is None:
                 continue
@@ -166,16 +166,22 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
                 element.set("href", absolute)
             else:
                 del element.attrib["href"]
-        elif tag == "img":
+        else:
             src = urljoin(base, element.get("src", "").strip()) if element.get("src") else ""
             if images and urlsplit(src).scheme.lower() in ("http", "https"):
                 element.attrib["src"] = src
             else:
-                doomed.append(element)
+                doomed[element] = None
                 if images:  # the alt text stands in for an image we cannot link to
                     element.tail = (element.get("alt") or "") + (element.tail or "")
     for element in doomed:
         remove_keeping_tail(element)
+
+
+# Nodes that are not elements: parse_page keeps none, a tree built otherwise may.
+_NOT_ELEMENTS = (etree.Comment, etree.ProcessingInstruction, etree.Entity)
+# One search per attribute: a union of them costs a sort into document order that nothing here needs.
+_TELLING_ATTRIBUTES = tuple(etree.XPath(f"descendant-or-self::*/@{name}") for name in sorted(TELLING_ATTRS))
 
 
 def remove_keeping_tail(element: etree._Element) -> None:
@@ -193,6 +199,9 @@ def remove_keeping_tail(element: etree._Element) -> None:
     parent.remove(element)
 
 
+_TEXT = etree.XPath("string()", smart_strings=False)  # every text below the element, its own tail excluded
+
+
 def drop_beyond(tree: HtmlElement, max_text_chars: int) -> bool:
     """Remove everything after the first `max_text_chars` of text; whether anything was removed.
 
@@ -201,8 +210,8 @@ def drop_beyond(tree: HtmlElement, max_text_chars: int) -> bool:
     """
     if max_text_chars <= 0:
         return False
-    if sum(map(len, tree.itertext())) + len(tree.tail or "") <= max_text_chars:
-        return False  # all of its text, spaces included, fits: nothing is beyond (counted in C)
+    if len(_TEXT(tree)) + len(tree.tail or "") <= max_text_chars:
+        return False  # all of its text, spaces included, fits: nothing is beyond (joined in C)
     seen = 0
     for element in tree.iter():
         for text in (element.text, element.tail):

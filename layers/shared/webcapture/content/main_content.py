@@ -62,14 +62,15 @@ def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_
     visible text instead. `tree`: `html` already parsed by html_tree.parse_page (changed in place).
     """
     tree = parse_page(html) if tree is None else tree
+    _alive = list(tree.iter())  # every element's Python object made once, not again at each later walk
     title = page_title(tree)
     base = base_url(tree, url)
     article = docs_article(tree)
     prune(tree, base, images=False)  # alt texts and captions cost precision on the benchmark
-    if article is not None and _still_in(tree, article):  # not inside something the markup hides
-        cut = drop_beyond(article, max_text_chars)
+    if article is not None and _still_in(tree, article.region):  # not inside something the markup hides
+        cut = drop_beyond(article.region, max_text_chars)
         drop_navigation(article)
-        markdown = to_markdown(article, images=False)
+        markdown = to_markdown(article.region, images=False)
         if markdown:
             return PageMarkdown(title=title, markdown=markdown, cut=cut)
     cut = drop_beyond(tree, max_text_chars)

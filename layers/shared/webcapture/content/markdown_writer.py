@@ -44,11 +44,14 @@ _NOT_CODE_CLASSES = frozenset({"linenos", "lineno", "linenodiv", "gutter", "line
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight)-(.+)$")
 _BRUSH = re.compile(r"brush:\s*([\w+#.-]+)")
 _NOT_A_LANGUAGE = frozenset({"default", "none", "notranslate", "plaintext"})
-_SPACE = re.compile(r"[ \t\n\r\f\v]+")
-_SPACES = re.compile(r" {2,}")
+# Whitespace a run of which becomes one space: the other kinds are made spaces, then runs of spaces are
+# collapsed, by a pattern whose literal start ("  ") lets the regex engine skip to each run.
+_OTHER_SPACE = str.maketrans("\t\n\r\f\v", "     ")
+_SPACES = re.compile("  +")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_DESCENDANT_CLASSES = etree.XPath("descendant::*/@class", smart_strings=False)
 
 
 def to_markdown(root: etree._Element, *, images: bool = True) -> str:
@@ -57,7 +60,8 @@ def to_markdown(root: etree._Element, *, images: bool = True) -> str:
         blocks = _Writer(images).blocks(root)
     except RecursionError:
         return "\n".join(line.strip() for line in root.itertext() if line.strip())
-    return _BLANK_RUNS.sub("\n\n", "\n\n".join(block for block in blocks if block.strip())).strip()
+    markdown = "\n\n".join(block for block in blocks if block.strip())
+    return (_BLANK_RUNS.sub("\n\n", markdown) if "\n\n\n" in markdown else markdown).strip()
 
 
 def classes(element: etree._Element) -> set[str]:
@@ -66,11 +70,11 @@ def classes(element: etree._Element) -> set[str]:
 
 def code_span(text: str) -> str:
     """`text` as one code span; whitespace around it stays outside, backticks inside stay literal."""
-    inner = _SPACE.sub(" ", text)
+    inner = _collapsed(text)
     core = inner.strip()
     if not core:
         return inner
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(core)), default=0) + 1)
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(core)), default=0) + 1) if "`" in core else "`"
     pad = " " if core.startswith("`") or core.endswith("`") else ""
     lead = " " if inner.startswith(" ") else ""
     trail = " " if inner.endswith(" ") else ""
@@ -109,9 +113,10 @@ def code_language(pre: etree._Element, wrapper: etree._Element | None = None) ->
 
 
 def is_permalink(anchor: etree._Element) -> bool:
-    if not classes(anchor).isdisjoint(_PERMALINK_CLASSES):
+    cls = anchor.get("class")
+    if cls and not _PERMALINK_CLASSES.isdisjoint(cls.split()):
         return True
-    return "#" in (anchor.get("href") or "") and "".join(anchor.itertext()).strip() in _PERMALINK_TEXTS
+    return "#" in (anchor.get("href") or "") and _string(anchor).strip() in _PERMALINK_TEXTS
 
 
 class _Writer:
@@ -119,6 +124,13 @@ class _Writer:
         self.images = images
         self.skip: set[etree._Element] = set()  # already written elsewhere (an admonition's label)
         self.in_admonition = False
+        self.texts: dict[str, str] = {}  # a page's text repeats: line breaks between tags, ", ", " and "
+
+    def text(self, text: str) -> str:
+        written = self.texts.get(text)
+        if written is None:
+            written = self.texts[text] = _text(text)
+        return written
 
     # Blocks: each a string, joined by blank lines.
 
@@ -127,17 +139,19 @@ class _Writer:
         out: list[str] = []
         run: list[str] = []
         if element.text:
-            run.append(_text(element.text))
+            run.append(self.text(element.text))
+        skip = self.skip
         for child in element:
-            if child in self.skip:
+            tag = child.tag
+            if skip and child in skip:
                 pass
-            elif isinstance(child.tag, str) and self._is_block(child):
+            elif isinstance(tag, str) and (tag in BLOCK_TAGS or _holds_blocks(child, tag)):
                 self._flush(run, out)
                 out.extend(self.block(child))
             else:
                 run.append(self.inline(child))
             if child.tail:
-                run.append(_text(child.tail))
+                run.append(self.text(child.tail))
         self._flush(run, out)
         return out
 
@@ -148,14 +162,6 @@ class _Writer:
             if text:
                 out.append(text)
             run.clear()
-
-    def _is_block(self, element: etree._Element) -> bool:
-        if element.tag in BLOCK_TAGS:
-            return True
-        # An inline element wrapping blocks (a card link around a heading) is written as its blocks; most
-        # inline elements hold no element at all, and need no search.
-        return (len(element) > 0 and element.tag not in _CODE_TAGS
-                and next(element.iterdescendants(*BLOCK_TAGS), None) is not None)
 
     def block(self, element: etree._Element) -> list[str]:
         tag = element.tag
@@ -217,7 +223,7 @@ class _Writer:
                 or not tokens.isdisjoint(_ADMONITION_TITLE_CLASSES)
                 or any("admonitionHeading" in token for token in tokens)
             ):
-                text = " ".join("".join(candidate.itertext()).split()).rstrip(":")
+                text = " ".join(_string(candidate).split()).rstrip(":")
                 if text:
                     return text, candidate
         for token in sorted(classes(element)):
@@ -285,9 +291,7 @@ class _Writer:
 
     def _term(self, dt: etree._Element) -> str:
         if not classes(dt).isdisjoint({"sig", "sig-object"}):  # Sphinx: an API signature is code
-            text = "".join(
-                piece for piece in _texts_outside(dt, lambda e: e.tag == "a" and is_permalink(e))
-            ).strip().rstrip("¶")
+            text = "".join(_texts_outside(dt, _permalink_in_term, ("a",))).strip().rstrip("¶")
             return code_span(text).strip()
         return self.line(dt)
 
@@ -331,15 +335,15 @@ class _Writer:
 
     def line(self, element: etree._Element) -> str:
         """The content of `element` on one line (headings, table cells, terms)."""
-        return _SPACES.sub(" ", self.inline_content(element).replace("\n", " ")).strip()
+        return _single_spaced(self.inline_content(element).replace("\n", " ")).strip()
 
     def inline_content(self, element: etree._Element) -> str:
-        parts = [_text(element.text)] if element.text else []
+        parts = [self.text(element.text)] if element.text else []
         for child in element:
             if child not in self.skip:
                 parts.append(self.inline(child))
             if child.tail:
-                parts.append(_text(child.tail))
+                parts.append(self.text(child.tail))
         return "".join(parts)
 
     def inline(self, element: etree._Element) -> str:
@@ -347,10 +351,10 @@ class _Writer:
         if not isinstance(tag, str):
             return ""
         if tag in _CODE_TAGS:
-            anchors = [a for a in element.iter("a") if a.get("href")]
-            code = "".join(element.itertext())
+            anchors = [a for a in element.iter() if a.tag == "a" and a.get("href")]  # few: no tag matcher
+            code = _string(element)
             text = code_span(code)
-            if len(anchors) == 1 and "".join(anchors[0].itertext()).strip() == code.strip():
+            if len(anchors) == 1 and _string(anchors[0]).strip() == code.strip():
                 return f"[{text.strip()}]({_destination(anchors[0].get('href', ''))})"
             return text
         if tag == "br":
@@ -379,15 +383,38 @@ class _Writer:
         return self.inline_content(element)
 
 
+def _holds_blocks(element: etree._Element, tag: str) -> bool:
+    """Whether an inline element wraps blocks (a card link around a heading): then it is written as its
+    blocks. Most inline elements hold no element at all, and need no search."""
+    # A Python test of each descendant: an inline element holds few, and lxml's search by forty tag names
+    # sets its matcher up anew on every call.
+    return (len(element) > 0 and tag not in _CODE_TAGS
+            and any(descendant.tag in BLOCK_TAGS for descendant in element.iterdescendants()))
+
+
 def _text(text: str) -> str:
     """Page text as Markdown text: spaces collapsed, and a "<" that a renderer would take for the start of
     an HTML tag (`<pathspec>`) escaped; nothing else is escaped."""
-    return _TAG_START.sub(r"\\<", _SPACE.sub(" ", text))
+    text = _collapsed(text)
+    return _TAG_START.sub(r"\\<", text) if "<" in text else text  # most text has none: skip the search
 
 
 def _paragraph(text: str) -> str:
-    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    if "\n" not in text:  # most runs are one line
+        return _single_spaced(text).strip()
+    lines = (_single_spaced(line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def _collapsed(text: str) -> str:
+    """Every run of whitespace as one space."""
+    if "\n" in text or "\t" in text or "\r" in text or "\f" in text or "\v" in text:
+        text = text.translate(_OTHER_SPACE)
+    return _SPACES.sub(" ", text) if "  " in text else text  # searches in C: most text needs no change
+
+
+def _single_spaced(text: str) -> str:
+    return _SPACES.sub(" ", text) if "  " in text else text  # a search in C finds none in most text
 
 
 def _indent(text: str, width: int) -> str:
@@ -412,24 +439,55 @@ def _destination(url: str) -> str:
 
 def _pre_text(pre: etree._Element) -> str:
     """The code of a <pre>: <br> as line breaks; line numbers and copy buttons left out."""
+    if next(pre.iterdescendants("br", "button"), None) is None and all(
+        _NOT_CODE_CLASSES.isdisjoint(value.split()) for value in set(_DESCENDANT_CLASSES(pre))
+    ):
+        return _string(pre)  # nothing in it is left out: its text as it is, joined in C
     return "".join(_texts_outside(pre, _not_code))
 
 
+def _permalink_in_term(element: etree._Element) -> bool:
+    return element.tag == "a" and is_permalink(element)
+
+
 def _not_code(element: etree._Element) -> bool:
-    return element.tag == "button" or not classes(element).isdisjoint(_NOT_CODE_CLASSES)
+    if element.tag == "button":
+        return True
+    cls = element.get("class")
+    return bool(cls) and not _NOT_CODE_CLASSES.isdisjoint(cls.split())
 
 
-def _texts_outside(element: etree._Element, excluded: Callable[[etree._Element], bool]) -> Iterable[str]:
+def _texts_outside(element: etree._Element, excluded: Callable[[etree._Element], bool],
+                   only: tuple[str, ...] = ()) -> list[str]:
+    """The texts inside `element`, <br> as "\\n", less what is inside the descendants `excluded` picks;
+    `only`: the tags `excluded` can pick (none named: any)."""
+    texts: list[str] = []
+    _collect_texts(element, excluded, only, texts)
+    return texts
+
+
+def _collect_texts(element: etree._Element, excluded: Callable[[etree._Element], bool], only: tuple[str, ...],
+                   texts: list[str]) -> None:
+    # Appends to one list: nested generators would pass every text up through each level of nesting.
     if element.text:
-        yield element.text
+        texts.append(element.text)
     for child in element:
-        if isinstance(child.tag, str):
-            if child.tag == "br":
-                yield "\n"
+        tag = child.tag
+        if isinstance(tag, str):
+            if tag == "br":
+                texts.append("\n")
+            elif only and tag not in only and next(child.iterdescendants("br", *only), None) is None:
+                texts.append(_string(child) if len(child) else child.text or "")  # nothing below is left out
             elif not excluded(child):
-                yield from _texts_outside(child, excluded)
+                _collect_texts(child, excluded, only, texts)
         if child.tail:
-            yield child.tail
+            texts.append(child.tail)
+
+
+def _string(element: etree._Element) -> str:
+    """The text of the element and every descendant, with their tails (not its own tail), joined in C (the
+    string-value XPath's string() gives, without an XPath evaluation's setup for each element)."""
+    return str(etree.tostring(element, method="text", encoding=str, with_tail=False))
 
 
 def _rows(table: etree._Element) -> list[list[etree._Element]]:
