@@ -208,3 +208,18 @@ def test_a_cancel_mid_sweep_ends_the_crawl_cancelled_with_the_rest_given_back(
     cancelled = [r for r in crawl["results"] if r["status"] == "cancelled"]
     assert len(cancelled) == crawl["total"] - completed > 0
     assert 1000 - _remaining(key_hash) == completed == crawl["creditsCost"]
+
+
+def test_a_failed_or_skipped_page_names_its_url_as_its_message_would(
+        site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
+    away = "/redirect?to=/outside"
+    refused = "/redirect?to=http://127.0.0.2:9/"  # a hop the egress policy refuses
+    body, content_type, etag = site.pages["/p2"]
+    site.pages["/p2"] = (body.replace(b"<nav>", f"<nav><a href='{away}'>a</a><a href='{refused}'>b</a>".encode()),
+                         content_type, etag)
+    caller, _ = _caller(1000)
+    crawl, ran = _crawl(caller, crawl_aws, site, excludePaths=["/outside"])
+    assert ran == 1
+    errors = {r["error"]["url"].split("=", 1)[1]: r["error"]["code"] for r in crawl["results"] if "error" in r}
+    assert errors == {"/outside": "SKIPPED", "http://127.0.0.2:9/": "URL_NOT_ALLOWED"}
+    assert crawl["failed"] == 2 and crawl["creditsCost"] == PAGES

@@ -132,19 +132,23 @@ def _crawl_one(plan: Sweep, page: Claimed, earlier: EarlierPage | None) -> Crawl
             outcome = failed(error, CRAWL_PAGE)
         except (WaitInQueue, RetryLater):
             return None
-        error_fields = {**(outcome.error or {}), "url": page.url}
-        return Crawled(page, replace(outcome, error=error_fields), [])
+        return Crawled(page, _naming(outcome, page), [])
     if loaded is None:
         return None  # `auto` renders it
     drop = request.ignoreQueryParameters
     if (canonical_url(loaded.final_url, drop_query=drop) != page.url
             and redirected_out_of_scope(loaded.final_url, plan.scope, drop_query=drop)):
-        return Crawled(page, redirected_out(loaded.final_url), [])
+        return Crawled(page, _naming(redirected_out(loaded.final_url), page), [])
     same = same_outcome(loaded, earlier)
     if same is not None:
         outcome, loaded = same
         return Crawled(page, outcome, loaded.links)
     return Crawled(page, page_outcome(loaded, dict(loaded.data), request, earlier, []), loaded.links)
+
+
+def _naming(outcome: Outcome, page: Claimed) -> Outcome:
+    """A page's error says which page, as its message's does: a crawl's indexes name none."""
+    return replace(outcome, error={**(outcome.error or {}), "url": page.url})
 
 
 def _finish(plan: Sweep, job: Job, crawled: list[Crawled]) -> list[Claimed]:
