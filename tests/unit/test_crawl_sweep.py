@@ -17,7 +17,7 @@ from tests.support.fast_pages import FastPageServer
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
-from webcapture.site import crawl_sweep
+from webcapture.site import crawl_page, crawl_sweep
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
 
@@ -174,7 +174,7 @@ def test_a_page_claimed_by_another_delivery_meanwhile_is_finished_by_it(
 
 def test_a_page_auto_would_render_runs_from_its_own_message(
         site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    real = crawl_sweep.fetched_crawl_page
+    real = crawl_page.fetched_crawl_page
 
     def renders_p5(url: str, *arguments: Any, **named: Any) -> Any:
         return None if url.endswith("/p5") else real(url, *arguments, **named)
