@@ -223,3 +223,23 @@ def test_a_failed_or_skipped_page_names_its_url_as_its_message_would(
     errors = {r["error"]["url"].split("=", 1)[1]: r["error"]["code"] for r in crawl["results"] if "error" in r}
     assert errors == {"/outside": "SKIPPED", "http://127.0.0.2:9/": "URL_NOT_ALLOWED"}
     assert crawl["failed"] == 2 and crawl["creditsCost"] == PAGES
+
+
+def test_the_hosts_slot_is_taken_again_as_the_sweep_goes_and_freed_at_the_end(
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    taken: list[float] = []
+    real_enter = crawl_sweep.enter_host
+
+    def entering(*arguments: Any, **named: Any) -> Any:
+        taken.append(named["lease_s"])
+        return real_enter(*arguments, **named)
+
+    monkeypatch.setattr(crawl_sweep, "LEASE_GRACE_S", 0.0)  # taken again before every page
+    monkeypatch.setattr(crawl_sweep, "enter_host", entering)
+    caller, _ = _caller(1000)
+    crawl, ran = _crawl(caller, crawl_aws, site)
+    assert ran == 1 and crawl["completed"] == PAGES
+    assert len(taken) >= PAGES - 1 and max(taken) <= 60  # a page's budget, never the sweep's whole time
+    host = boto3.resource("dynamodb").Table("JobsTable").get_item(
+        Key={"pk": f"job#{crawl['jobId']}", "sk": "host#127.0.0.1"})["Item"]
+    assert not host.get("leases")

@@ -47,6 +47,9 @@ from webcapture.site.scope import Scope
 
 # Pages crawled between two looks at the job (a cancel) and two writes of results.
 CHUNK: Final = MAX_UNCLAIMED
+# A slot of the host is held for a page's budget and this much more (as a page run from its message holds
+# it), and taken again once this much of it has passed.
+LEASE_GRACE_S: Final = 10.0
 # Formats a fetched page cannot give without more than its fetch: a model's answer, a browser's pixels.
 _OWN_MESSAGE_FORMATS: Final = frozenset({"json", "screenshot"})
 
@@ -100,19 +103,32 @@ def _crawled(plan: Sweep, chunk: list[Claimed]) -> tuple[list[Crawled], list[Cla
     ours = [page for page in chunk if host_of(page.url) == host]
     since = plan.request.since
     earlier = {} if since is None else earlier_pages(since, [page.url for page in ours])
-    lease = enter_host(plan.message.job_id, host, plan.pace, lease_s=max(plan.time_left(), 1.0))
-    if not isinstance(lease, HostLease):
+    lease_s = get_settings().request_budget_ms / 1000 + LEASE_GRACE_S
+    first = enter_host(plan.message.job_id, host, plan.pace, lease_s=lease_s)
+    if not isinstance(first, HostLease):
         return [], chunk  # the host is busy: these pages wait their turn in the queue
+    lease: HostLease | None = first
     crawled: list[Crawled] = []
+    taken = time.monotonic()
     try:
         for page in ours:
             if plan.time_left() <= 0:
                 break
+            if lease is not None and time.monotonic() - taken > LEASE_GRACE_S:
+                # Less than a page's budget left on the slot: taken again, so that a worker killed here
+                # holds it no longer than a page's own would be held.
+                leave_host(plan.message.job_id, lease)
+                renewed = enter_host(plan.message.job_id, host, plan.pace, lease_s=lease_s)
+                if not isinstance(renewed, HostLease):
+                    lease = None
+                    break
+                lease, taken = renewed, time.monotonic()
             done = _crawl_one(plan, page, earlier.get(page.url))
             if done is not None:
                 crawled.append(done)
     finally:
-        leave_host(plan.message.job_id, lease)
+        if lease is not None:
+            leave_host(plan.message.job_id, lease)
     kept = {done.page.index for done in crawled}
     return crawled, [page for page in chunk if page.index not in kept]
 
