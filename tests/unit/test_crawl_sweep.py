@@ -17,7 +17,7 @@ from tests.support.fast_pages import FastPageServer
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
-from webcapture.site import crawl_page, crawl_sweep
+from webcapture.site import crawl_page, crawl_store, crawl_sweep
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
 
@@ -228,7 +228,7 @@ def test_a_failed_or_skipped_page_names_its_url_as_its_message_would(
 def test_the_hosts_slot_is_taken_again_as_the_sweep_goes_and_freed_at_the_end(
         site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     taken: list[float] = []
-    real_enter = crawl_sweep.enter_host
+    real_enter = crawl_store.enter_host
 
     def entering(*arguments: Any, **named: Any) -> Any:
         taken.append(named["lease_s"])
