@@ -41,8 +41,9 @@ def site(crawl_aws: str, settings_env: pytest.MonkeyPatch) -> Iterator[FastPageS
     server.stop()
 
 
-def _drain(queue_url: str) -> int:
-    """Run every message as the event source would (a reported failure is delivered again); how many
+def _drain(queue_url: str, *, resent: bool = False) -> int:
+    """Run every message as the event source would (a reported failure is delivered again, or with
+    `resent` sent again as a new message, as a busy item's is, whose receive count starts at 1); how many
     messages ran."""
     sqs, worker, ran = boto3.client("sqs"), CrawlWorker(), 0
     while True:
@@ -56,18 +57,22 @@ def _drain(queue_url: str) -> int:
                       "attributes": message.get("Attributes", {})}
             ran += 1
             failures = worker.handle({"Records": [record]}, lambda: 120_000.0)["batchItemFailures"]
-            if failures:
+            if failures and resent:
+                sqs.send_message(QueueUrl=queue_url, MessageBody=message["Body"])
+                sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+            elif failures:
                 sqs.change_message_visibility(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"],
                                               VisibilityTimeout=0)
             else:
                 sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
 
 
-def _crawl(caller: Any, queue_url: str, site: FastPageServer, **more: Any) -> tuple[dict[str, Any], int]:
+def _crawl(caller: Any, queue_url: str, site: FastPageServer, resent: bool = False,
+           **more: Any) -> tuple[dict[str, Any], int]:
     body = {"url": f"http://127.0.0.1:{site.port}/p1", "limit": 100, "maxDepth": 10, "engine": "http",
             "sitemap": "skip", "respectRobotsTxt": False, **more}
     submitted = submit_crawl(caller, body, None)
-    ran = _drain(queue_url)
+    ran = _drain(queue_url, resent=resent)
     job = job_store.get_job(submitted.job.job_id)
     assert job is not None
     return job_data(job, limit="100"), ran
@@ -136,16 +141,17 @@ def _fails_once(real: Callable[..., list[int]], on_call: int, killed: list[int])
     return finish
 
 
-@pytest.mark.parametrize("killed_at", [1, 3])
+@pytest.mark.parametrize(("killed_at", "resent"), [(1, False), (3, False), (3, True)])
 def test_a_worker_killed_mid_sweep_loses_no_page_and_counts_none_twice(
-        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch, killed_at: int) -> None:  # noqa: F811
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        killed_at: int, resent: bool) -> None:
     caller, key_hash = _caller(1000)
     first, _ = _crawl(caller, crawl_aws, site)
     before = _remaining(key_hash)
     killed: list[int] = []
     monkeypatch.setattr(job_store, "finish_unclaimed",
                         _fails_once(job_store.finish_unclaimed, killed_at, killed))
-    again, _ = _crawl(caller, crawl_aws, site, since=first["jobId"])
+    again, _ = _crawl(caller, crawl_aws, site, resent=resent, since=first["jobId"])
     assert killed == [killed_at]  # one sweep write per level: the kill came after killed_at - 1 levels
     assert again["status"] == "completed" and again["total"] == PAGES
     assert len(_statuses(again)) == PAGES and set(_statuses(again).values()) == {"same"}

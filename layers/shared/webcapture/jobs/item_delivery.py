@@ -75,15 +75,17 @@ def deliver(
     delivery: Delivery,
     kind: ItemKind,
     run: Callable[[Job], Outcome],
-    before: Callable[[], None] = lambda: None,
+    before: Callable[[bool], None] = lambda _again: None,
 ) -> None:
     """Claim the item, run it (or answer it cancelled, or given up after too many receives) and finish it
-    once. `before` runs first on every claimed delivery, whatever happens to the item then. The job is
-    read once, after the claim: an item claimed after its job began cancelling never runs."""
+    once. `before` runs first on every claimed delivery, whatever happens to the item then, told whether
+    an earlier claim of the item may have done part of its work (job_store.take_item: it counts claims,
+    where SQS's receive count starts again on a message sent back). The job is read once, after the
+    claim: an item claimed after its job began cancelling never runs."""
     job_id, index = delivery.job_id, delivery.index
     settings = get_settings()
     token = str(uuid.uuid4())
-    claim = job_store.claim_item(job_id, index, token, delivery.hold_ms)
+    claim, claims = job_store.take_item(job_id, index, token, delivery.hold_ms)
     if claim == "done":
         return
     if claim == "busy":  # another delivery runs it now; look again once it should be done
@@ -96,10 +98,11 @@ def deliver(
             # table); the item it wrote expires with its TTL like every item of a job.
             job_store.release_claim(job_id, index, token)
             return
-        before()
+        before(claims > 1)
         outcome = _outcome(job, delivery, kind, run)
     except WaitInQueue as wait:
-        job_store.release_claim(job_id, index, token)
+        # Raised before any of the item's work (a busy host or key): this claim did nothing.
+        job_store.release_claim(job_id, index, token, unused=True)
         delivery.send_later(wait.seconds)
         return
     except Exception:

@@ -381,9 +381,15 @@ def cancel_job(job_id: str) -> bool:
 def claim_item(job_id: str, index: int, token: str, hold_ms: int) -> str:
     """Take the item to run it: "claimed", "done" (it has its result), or "busy" (another delivery holds
     a claim that has not run out)."""
+    return take_item(job_id, index, token, hold_ms)[0]
+
+
+def take_item(job_id: str, index: int, token: str, hold_ms: int) -> tuple[str, int]:
+    """claim_item, and how many claims of the item may have done work, this one included (a claim given
+    back unused does not count): more than one, and an earlier run may have left work half done."""
     now = _now_ms()
     try:
-        _table().update_item(
+        answer = _table().update_item(
             Key={"pk": _pk(job_id), "sk": _item_sk(index)},
             UpdateExpression="SET claimToken = :token, claimedUntil = :until, #ttl = :ttl ADD claims :one",
             ConditionExpression="attribute_not_exists(done)"
@@ -396,23 +402,25 @@ def claim_item(job_id: str, index: int, token: str, hold_ms: int) -> str:
                 ":one": 1,
                 ":ttl": _expiry_epoch(datetime.now(UTC)),
             },
+            ReturnValues="UPDATED_NEW",
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
     except ClientError as error:
         if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
             raise
         old: dict[str, Any] = error.response.get("Item") or {}  # type: ignore[assignment]
-        return "done" if "done" in old else "busy"
-    return "claimed"
+        return ("done" if "done" in old else "busy"), 0
+    return "claimed", int(answer.get("Attributes", {}).get("claims", 1))
 
 
-def release_claim(job_id: str, index: int, token: str) -> None:
-    """Give the claim up without a result (the item waits its turn and runs later)."""
+def release_claim(job_id: str, index: int, token: str, *, unused: bool = False) -> None:
+    """Give the claim up without a result (the item waits its turn and runs later); `unused`: nothing was
+    done under it, so it is not counted among the item's claims (take_item)."""
     _update_if(
         Key={"pk": _pk(job_id), "sk": _item_sk(index)},
-        UpdateExpression="REMOVE claimToken, claimedUntil",
+        UpdateExpression="REMOVE claimToken, claimedUntil" + (" ADD claims :minus" if unused else ""),
         ConditionExpression="claimToken = :token AND attribute_not_exists(done)",
-        ExpressionAttributeValues={":token": token},
+        ExpressionAttributeValues={":token": token, **({":minus": -1} if unused else {})},
     )
 
 

@@ -91,17 +91,21 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
                         send_later=lambda seconds: send_page_later(body, seconds),
                         error_fields={"url": message.url})
 
-    def enqueue_again() -> None:
+    first = True
+
+    def enqueue_again(again: bool) -> None:
         # Whatever this page recorded before may never have been enqueued: enqueue it again, whatever
         # happens to the page now, or a cancelled or given-up crawl would wait for pages never queued.
-        if receives > 1:
+        nonlocal first
+        if again:
+            first = False
             _send(message, claimed_by(message.job_id, message.index))
 
     # What the worker crawls of the pages it records (site.crawl_sweep) it crawls until then: its result and
     # enqueueing what is left fit the rest.
     sweep_until = time.monotonic() + (remaining_ms() - request_scope.ANSWER_MARGIN_MS - CLAIM_GRACE_MS) / 1000
     deliver(delivery, CRAWL_PAGE,
-            lambda _job: _crawl(message, budget_ms, first=receives == 1, sweep_until=sweep_until),
+            lambda _job: _crawl(message, budget_ms, first=first, sweep_until=sweep_until),
             before=enqueue_again)
 
 
@@ -149,7 +153,7 @@ def _robots_allow(job_id: str, request: CrawlRequest) -> Callable[[str], bool] |
 
 
 def _crawl(message: PageMessage, budget_ms: float, *, first: bool, sweep_until: float) -> Outcome:
-    """`first`: this is the page's first delivery (what it records is all it recorded)."""
+    """`first`: no earlier claim of the page may have done work (what it records is all it recorded)."""
     request = CrawlRequest.model_validate(message.request)
     allow = _robots_allow(message.job_id, request)
     if allow is not None and not allow(message.url):
