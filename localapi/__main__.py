@@ -39,15 +39,29 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="use the moto server running at this URL instead of starting one")
     parser.add_argument("--max-containers", type=int, default=None,
                         help="warm containers per function, like Lambda's concurrency (default 10)")
-    parser.add_argument("--no-prewarm", action="store_true",
-                        help="start no container before the first request of each function")
+    warm = parser.add_mutually_exclusive_group()
+    warm.add_argument("--no-prewarm", action="store_true",
+                      help="start no container before the first request of each function")
+    warm.add_argument("--prewarm", action="append", default=None, metavar="FUNCTION",
+                      help="start a container before serving for this function only (its logical ID in "
+                           "template.yaml, MapFunction say; repeat for more); default: every function")
     parser.add_argument("--metrics", action="store_true",
                         help="print Powertools' CloudWatch metrics (a JSON line per request and page); off "
                              "by default, as the console is for reading")
     parser.add_argument("--parameter", action="append", default=[], metavar="NAME=VALUE",
                         help="a template parameter for this stack (JobsVisibilityTimeout=20, say)")
+    parser.add_argument("--schedule-speed", type=_speed, default=1.0, metavar="N",
+                        help="run EventBridge Scheduler's schedules N times as fast (a rate(1 minute) fires "
+                             "every 60/N s; for tests that wait for firings); default 1, the real timing")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the addresses and key")
     return parser.parse_args(argv)
+
+
+def _speed(text: str) -> float:
+    speed = float(text)
+    if not speed > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a speed above 0 (1 is real time)")
+    return speed
 
 
 def _demo_key(args: argparse.Namespace) -> str | None:
@@ -86,9 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         from localapi.stack import LocalStack
 
         sizing = {} if args.max_containers is None else {"max_containers": args.max_containers}
+        prewarm = () if args.no_prewarm else None if args.prewarm is None else tuple(args.prewarm)
         stack = LocalStack(host=args.host, port=args.port, aws_port=args.aws_port,
-                           aws_endpoint=args.aws_endpoint, prewarm=not args.no_prewarm,
-                           parameters=dict(p.split("=", 1) for p in args.parameter), **sizing)
+                           aws_endpoint=args.aws_endpoint,
+                           prewarm=prewarm,
+                           parameters=dict(p.split("=", 1) for p in args.parameter),
+                           schedule_speed=args.schedule_speed, **sizing)
         stack.start()
     except (PortTaken, ValueError) as refusal:
         print(f"python -m localapi: {refusal}", file=sys.stderr, flush=True)

@@ -9,6 +9,10 @@ schedule groups and, when one is due, sends its target's input to its target que
 
 A DISABLED schedule does not fire; a changed one starts afresh; a deleted one is forgotten. Only SQS targets
 are played (the stack's schedules send to its work queues).
+
+`speed` (`python -m localapi --schedule-speed N`) runs each schedule's clock N times as fast from when it was
+last set, so end-to-end tests see a `rate(1 minute)` fire every 60/N seconds rather than wait minutes for two
+firings. The default, 1, is the service's own timing; the service's `nextRunAt` is never scaled.
 """
 
 from __future__ import annotations
@@ -33,20 +37,29 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def next_fire(schedule: dict[str, Any], after: datetime) -> datetime | None:
-    """When `schedule` (GetSchedule's answer) fires next, strictly after `after`; None: never again."""
+def next_fire(schedule: dict[str, Any], after: datetime, speed: float = 1.0) -> datetime | None:
+    """When `schedule` (GetSchedule's answer) fires next, strictly after `after`; None: never again. At a
+    `speed` other than 1 the time since the schedule was set is scaled: its firing N in schedule time is at
+    set + (N - set) / speed in real time."""
+    if speed != 1.0:
+        set_at = _set_at(schedule, after)
+        fires = next_fire(schedule, set_at + (after - set_at) * speed)
+        return None if fires is None else set_at + (fires - set_at) / speed
     expression = str(schedule["ScheduleExpression"])
     timezone = schedule.get("ScheduleExpressionTimezone") or None
     if expression.startswith("at(") and expression.endswith(")"):
         zone = ZoneInfo(timezone) if timezone else UTC
         when = _utc(datetime.fromisoformat(expression[3:-1]).replace(tzinfo=zone))
         return when if when > after else None
-    started = _utc(schedule.get("LastModificationDate") or schedule.get("CreationDate") or after)
     try:
-        return parse_schedule(expression).next_run(after, timezone, started)
+        return parse_schedule(expression).next_run(after, timezone, _set_at(schedule, after))
     except BadSchedule:
         log.warning("schedule %s: %s is not played", schedule.get("Name"), expression)
         return None
+
+
+def _set_at(schedule: dict[str, Any], otherwise: datetime) -> datetime:
+    return _utc(schedule.get("LastModificationDate") or schedule.get("CreationDate") or otherwise)
 
 
 @dataclass
@@ -54,6 +67,7 @@ class SchedulerPlayer:
     scheduler: Any
     sqs: Any
     groups: tuple[str, ...]
+    speed: float = 1.0  # schedule time per real time (see the module's docstring)
     _due: dict[tuple[str, str], tuple[Any, datetime | None]] = field(default_factory=dict)
     _stopping: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -89,13 +103,13 @@ class SchedulerPlayer:
                            schedule.get("LastModificationDate"))
                 known = self._due.get(key)
                 if known is None or known[0] != version:
-                    known = (version, next_fire(schedule, now))
+                    known = (version, next_fire(schedule, now, self.speed))
                     self._due[key] = known
                 when = known[1]
                 if when is not None and when <= now:
                     self._send(schedule["Target"])
                     fired.append(key[1])
-                    self._due[key] = (version, next_fire(schedule, now))
+                    self._due[key] = (version, next_fire(schedule, now, self.speed))
         for gone in set(self._due) - seen:
             del self._due[gone]
         return fired

@@ -32,9 +32,12 @@ class LocalStack:
     aws_endpoint: str | None = None  # an AWS emulator already running there instead of our own moto
     env_overrides: dict[str, str] = field(default_factory=dict)
     max_containers: int = DEFAULT_MAX_CONTAINERS  # per function, like Lambda's concurrency
-    prewarm: bool = True  # one container per function started (and its init done) before serving
+    # One container per function started (and its init done) before serving: for every function (None) or
+    # for these logical IDs only (a test's stack warms what its first requests use, not six Chromiums).
+    prewarm: tuple[str, ...] | None = None
     # Template parameters set for this stack (a short JobsVisibilityTimeout for the fault tests, say).
     parameters: dict[str, str] = field(default_factory=dict)
+    schedule_speed: float = 1.0  # schedules run this many times as fast (localapi/scheduler_player.py)
     aws: AwsEmulator = field(init=False)
     _server: BaseWSGIServer | None = None
     _thread: threading.Thread | None = None
@@ -53,10 +56,16 @@ class LocalStack:
         if self.aws_endpoint is None:
             ensure_free(self.host, self.aws_port, "The AWS emulator (moto)",
                         "--aws-port (make dev AWS_PORT=...)")
+        template = load_template()
+        functions = {name for name, resource in template["Resources"].items()
+                     if resource["Type"] == "AWS::Serverless::Function"}
+        unknown = set(self.prewarm or ()) - functions
+        if unknown:
+            raise ValueError(f"no function {', '.join(sorted(unknown))} in template.yaml to prewarm "
+                             f"(one of {', '.join(sorted(functions))})")
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request is noise here
         self.aws = AwsEmulator(host=self.host, port=self.aws_port, external_endpoint=self.aws_endpoint)
         self.aws.start()
-        template = load_template()
         resolver = self._resolver(template, self.aws.create_keys(template))
         self.aws.create_resources(template, resolver)
         self.aws.allow_public_reads(LOCAL_BUCKET, "screenshots/", "pdfs/")
@@ -72,10 +81,12 @@ class LocalStack:
         os.environ.update(self.env_overrides)
         self._containers = {name: FunctionContainers(spec, self.max_containers)
                             for name, spec in api.functions.items()}
-        if self.prewarm:
-            # All functions' first containers at once: the machine's cores are busy for a few seconds
+        warmed = [pool for name, pool in self._containers.items()
+                  if self.prewarm is None or name in self.prewarm]
+        if warmed:
+            # The functions' first containers at once: the machine's cores are busy for a few seconds
             # here instead of on the first request of each function.
-            warmers = [threading.Thread(target=pool.prewarm) for pool in self._containers.values()]
+            warmers = [threading.Thread(target=pool.prewarm) for pool in warmed]
             for warmer in warmers:
                 warmer.start()
             for warmer in warmers:
@@ -98,7 +109,7 @@ class LocalStack:
         # EventBridge Scheduler's part: moto keeps the schedules, this fires them on time.
         groups = tuple(local_schedule_group(name) for name, resource in template["Resources"].items()
                        if resource["Type"] == "AWS::Scheduler::ScheduleGroup")
-        self._player = SchedulerPlayer(self.aws.client("scheduler"), sqs, groups)
+        self._player = SchedulerPlayer(self.aws.client("scheduler"), sqs, groups, speed=self.schedule_speed)
         self._player.start()
         # What a killed container leaves (its Chromium, its driver) is orphaned; as their subreaper this
         # process reaps them, or they would stay zombies on a PID 1 that does not reap.

@@ -44,7 +44,8 @@ def site() -> Iterator[RecordingOrigin]:
 @pytest.fixture(scope="module")
 def dns_stack(dns: DnsServer, site: RecordingOrigin) -> Iterator[LocalApi]:
     api = start_local_api({"WEBCAPTURE_EGRESS_ALLOW": "127.0.0.2/32", "WEBCAPTURE_EGRESS_DNS_SERVER": dns.address,
-                           "WEBCAPTURE_REQUEST_BUDGET_MS": "20000"})
+                           "WEBCAPTURE_REQUEST_BUDGET_MS": "20000"},
+                          prewarm=("AuthorizerFunction", "LinksFunction", "ScreenshotFunction", "ContentFunction"))
     # A fresh stack's first requests may meet containers still starting on a loaded machine: wait until one
     # capture goes through, so the tests count lookups of warm requests.
     for _ in range(5):

@@ -34,7 +34,8 @@ def limits_api() -> Iterator[LocalApi]:
                            "WEBCAPTURE_REQUEST_BUDGET_MS": "20000"},
                           # One container per function: ten captures queue in it, as they would in a Lambda
                           # whose concurrency is used up, and the later ones outlive the gateway.
-                          extra_args=["--max-containers", "1"])
+                          extra_args=["--max-containers", "1"],
+                          prewarm=("AuthorizerFunction", "ScreenshotFunction", "LinksFunction"))
     yield api
     api.stop()
 

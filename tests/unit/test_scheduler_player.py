@@ -59,3 +59,20 @@ def test_rates_fire_on_time_and_disabled_or_deleted_schedules_do_not(aws: tuple[
     assert _bodies(sqs, url) == ['{"from": "every-minute"}'] * 3 + ['{"from": "once"}']
     scheduler.delete_schedule(Name="every-minute", GroupName=GROUP)
     assert player.tick(set_at + timedelta(seconds=500)) == []
+
+
+def test_at_a_schedule_speed_a_schedule_fires_that_many_times_as_often(aws: tuple[Any, Any, str]) -> None:
+    """`--schedule-speed 10` (tests that wait for firings): a rate(1 minute) every 6 s from when it was set,
+    an at() at a tenth of its distance from then; the default speed is the real timing (above)."""
+    scheduler, sqs, url = aws
+    set_at = _add(scheduler, "every-minute", "rate(1 minute)")
+    once = (set_at + timedelta(seconds=90)).strftime("%Y-%m-%dT%H:%M:%S")
+    _add(scheduler, "once", f"at({once})")
+    player = SchedulerPlayer(scheduler, sqs, (GROUP,), speed=10)
+    assert player.tick(set_at + timedelta(seconds=5)) == []
+    assert player.tick(set_at + timedelta(seconds=6.1)) == ["every-minute"]
+    assert player.tick(set_at + timedelta(seconds=6.2)) == []
+    assert sorted(player.tick(set_at + timedelta(seconds=9.5))) == ["once"]
+    assert player.tick(set_at + timedelta(seconds=12.1)) == ["every-minute"]
+    assert player.tick(set_at + timedelta(seconds=40)) == ["every-minute"]  # late: once, not once per missed
+    assert _bodies(sqs, url) == ['{"from": "every-minute"}'] * 3 + ['{"from": "once"}']
