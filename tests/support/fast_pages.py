@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import threading
 import zlib
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -91,3 +92,11 @@ class FastPageServer(ThreadingHTTPServer):
     def stop(self) -> None:
         self.shutdown()
         self.server_close()
+
+
+def numbered_site(page: Callable[[int, str], bytes], count: int) -> FastPageServer:
+    """A server of pages /p1../p<count>, page n being `page(n, "words of page n")`, each with its ETag."""
+    server = FastPageServer("127.0.0.1")
+    server.pages = {f"/p{n}": (page(n, f"words of page {n}"), "text/html", f'"p{n}-v1"')
+                    for n in range(1, count + 1)}
+    return server

@@ -12,7 +12,7 @@ import boto3
 import pytest
 from boto3.dynamodb.conditions import Key
 
-from tests.support.fast_pages import FastPageServer
+from tests.support.fast_pages import FastPageServer, numbered_site
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture import metering
 from webcapture.auth.caller import Caller
@@ -36,9 +36,7 @@ def _page(number: int, words: str) -> bytes:
 
 @pytest.fixture
 def site(crawl_aws: str, settings_env: pytest.MonkeyPatch) -> Iterator[FastPageServer]:  # noqa: F811
-    server = FastPageServer("127.0.0.1")
-    server.pages = {f"/p{n}": (_page(n, f"words of page {n}"), "text/html", f'"p{n}-v1"')
-                    for n in range(1, PAGES + 1)}
+    server = numbered_site(_page, PAGES)
     yield server
     server.stop()
 

@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 
-from tests.support.fast_pages import FastPageServer
+from tests.support.fast_pages import FastPageServer, numbered_site
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
@@ -34,9 +34,7 @@ def _page(number: int, words: str) -> bytes:
 
 @pytest.fixture
 def site(crawl_aws: str, settings_env: pytest.MonkeyPatch) -> Iterator[FastPageServer]:  # noqa: F811
-    server = FastPageServer("127.0.0.1")
-    server.pages = {f"/p{n}": (_page(n, f"words of page {n}"), "text/html", f'"p{n}-v1"')
-                    for n in range(1, PAGES + 1)}
+    server = numbered_site(_page, PAGES)
     yield server
     server.stop()
 
