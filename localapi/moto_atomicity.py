@@ -29,6 +29,7 @@ _HANDLER_CALLS = ("update_item", "get_item", "batch_get_item", "transact_get_ite
 _lock = threading.RLock()
 _applied = False
 _transactions_patched = False
+_queries_patched = False
 
 
 def make_dynamodb_writes_atomic() -> None:
@@ -47,6 +48,7 @@ def make_dynamodb_writes_atomic() -> None:
             setattr(owner, name, serialised)
     _applied = True
     make_transactions_copy_only_their_items()
+    make_queries_read_their_partition()
 
 
 class _TouchedItemsCopy:
@@ -111,3 +113,31 @@ def make_transactions_copy_only_their_items() -> None:
 
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     _transactions_patched = True
+
+
+def make_queries_read_their_partition() -> None:
+    """Query reads the partition it names, as DynamoDB does, rather than sorting every item of the table
+    and keeping that partition's (moto's Table.query on a table without an index named): a jobs table
+    holding thousands of results otherwise makes every page of results, and every crawl's read of its
+    URLs, cost the whole table. The writes' lock is held around the handler's query, so the table's
+    shadowed `all_items` is seen by that query alone."""
+    global _queries_patched
+    if _queries_patched:
+        return
+    original = Table.query
+
+    @functools.wraps(original)
+    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
+        if index_name or not self.range_key_attr or hash_key is None:
+            return original(self, hash_key, *args, **kwargs)
+        with _lock:
+            partition = list(self.items.get(hash_key, {}).values())
+            self.all_items = lambda: partition
+            try:
+                return original(self, hash_key, *args, **kwargs)
+            finally:
+                del self.all_items
+
+    Table.query = query  # type: ignore[method-assign]
+    _queries_patched = True

@@ -1,11 +1,14 @@
-"""The local emulator's TransactWriteItems (localapi/moto_atomicity.py): its backup is taken once per table
-for the whole transaction, and a transaction whose last condition fails still leaves every item it named,
-new or changed, as it was."""
+"""The local emulator's DynamoDB (localapi/moto_atomicity.py): TransactWriteItems takes its backup once per
+table for the whole transaction, and one whose last condition fails still leaves every item it named, new
+or changed, as it was; a query reads its own partition only, in order, page by page."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import boto3
 import pytest
+from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
 
 from webcapture.settings import get_settings
@@ -34,3 +37,27 @@ def test_a_failed_transaction_of_many_items_changes_none(aws_resources: None,
     stored = client.scan(TableName=table)["Items"]
     assert sorted((item["pk"]["S"], item["value"]["N"]) for item in stored) == [
         ("kept#0", "0"), ("kept#1", "1"), ("kept#2", "2")]
+
+
+def test_a_query_reads_its_partition_only_in_order_page_by_page(aws_resources: None,
+                                                                  settings_env: pytest.MonkeyPatch) -> None:
+    settings_env.setenv("JOBS_TABLE", "JobsTable")
+    get_settings.cache_clear()
+    table = boto3.resource("dynamodb").Table(get_settings().jobs_table)
+    for pk in ("job#a", "job#b"):
+        for sk in ("x#3", "x#1", "y#1", "x#2", "x#5", "x#4"):
+            table.put_item(Item={"pk": pk, "sk": sk, "n": int(sk[-1])})
+    condition = Key("pk").eq("job#a") & Key("sk").begins_with("x#")
+    read: list[str] = []
+    arguments: dict[str, Any] = {"KeyConditionExpression": condition, "Limit": 2}
+    while True:
+        answer = table.query(**arguments)
+        read += [str(item['pk']) + '/' + str(item['sk']) for item in answer["Items"]]
+        if "LastEvaluatedKey" not in answer:
+            break
+        arguments["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    assert read == [f"job#a/x#{n}" for n in range(1, 6)]
+    backwards = table.query(KeyConditionExpression=condition, ScanIndexForward=False,
+                            FilterExpression=Attr("n").gt(2))["Items"]
+    assert [item["sk"] for item in backwards] == ["x#5", "x#4", "x#3"]
+    assert table.query(KeyConditionExpression=Key("pk").eq("job#c"))["Items"] == []
