@@ -69,16 +69,7 @@ def check_since(since: str, user_id: str) -> None:
 
 def earlier_page(since: str, url: str) -> EarlierPage | None:
     """What the earlier crawl completed at this canonical URL, or None (not reached, or not completed)."""
-    table = _table()
-    recorded = table.get_item(Key={"pk": job_pk(since), "sk": url_sk(url)}).get("Item")
-    if recorded is None:
-        return None
-    index = int(recorded["index"])
-    result = table.get_item(Key={"pk": job_pk(since), "sk": f"result#{index:05d}"}).get("Item")
-    if result is None or result.get("status") != "completed":
-        return None
-    return EarlierPage(since, index, Validators(result.get("etag"), result.get("lastModified")),
-                       result.get("contentHash"), _unpacked(result.get("children")), result.get("bodyHash"))
+    return earlier_pages(since, [url]).get(url)
 
 
 def earlier_pages(since: str, urls: list[str]) -> dict[str, EarlierPage]:
