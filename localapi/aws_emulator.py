@@ -13,6 +13,7 @@ from moto.server import ThreadedMotoServer
 
 from localapi.cfn_template import Resolver
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
+from localapi.moto_dynamodb_answers import make_item_answers_plain_json
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
 
 LOCAL_REGION = "us-east-1"
@@ -42,6 +43,7 @@ class AwsEmulator:
             self.port = urlsplit(self.external_endpoint).port or 80
             return
         make_dynamodb_writes_atomic()
+        make_item_answers_plain_json()
         make_sqs_message_clock_cheap()
         self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
         self._server.start()

@@ -13,6 +13,7 @@ from moto import mock_aws
 from localapi.aws_emulator import create_template_resources
 from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
+from localapi.moto_dynamodb_answers import make_item_answers_plain_json
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
 from tests.support.fixture_server import stop_server
 from tests.support.stack_stores import stores_environment
@@ -31,6 +32,7 @@ for _name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE")
     os.environ.pop(_name, None)
 
 make_dynamodb_writes_atomic()
+make_item_answers_plain_json()
 make_sqs_message_clock_cheap()
 
 TABLES = {"ApiKeysTable": "test-api-keys", "FilesTable": "test-files", "FilesBucket": "test-files-bucket",

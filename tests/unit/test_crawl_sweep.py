@@ -17,7 +17,7 @@ from tests.support.fast_pages import FastPageServer, numbered_site
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
-from webcapture.site import crawl_page, crawl_store, crawl_sweep
+from webcapture.site import crawl_changes, crawl_page, crawl_store, crawl_sweep
 from webcapture.site.crawl_submit import submit_crawl
 from webcapture.site.crawl_worker import CrawlWorker
 
@@ -76,6 +76,10 @@ def _crawl(caller: Any, queue_url: str, site: FastPageServer, resent: bool = Fal
     return job_data(job, limit="100"), ran
 
 
+def _unexpected(*_: Any) -> Any:
+    raise AssertionError("not expected to be called")
+
+
 def _statuses(crawl: dict[str, Any]) -> dict[str, str]:
     by_page: dict[str, str] = {}
     for result in crawl["results"]:
@@ -85,7 +89,8 @@ def _statuses(crawl: dict[str, Any]) -> dict[str, str]:
     return by_page
 
 
-def test_a_site_and_its_unchanged_recrawl_each_run_from_one_message(site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
+def test_a_site_and_its_unchanged_recrawl_each_run_from_one_message(
+        site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     caller, key_hash = _caller(1000)
     first, first_ran = _crawl(caller, crawl_aws, site)
     assert first["completed"] == PAGES and first_ran == 1
@@ -94,6 +99,8 @@ def test_a_site_and_its_unchanged_recrawl_each_run_from_one_message(site: FastPa
     assert depths["p1"] == 0 and depths["p3"] == 1 and depths["p7"] == 2 and depths["p24"] == 4
     assert all(r["data"]["markdown"].startswith("# Page") for r in first["results"])
     before = _remaining(key_hash)
+    # Every earlier page reached again: nothing removed, and neither crawl's URLs are read to say so.
+    monkeypatch.setattr(crawl_changes, "_urls", _unexpected)
     again, ran = _crawl(caller, crawl_aws, site, since=first["jobId"])
     assert ran == 1  # the start page's: every other page was revalidated by its worker
     assert again["status"] == "completed" and again["total"] == PAGES

@@ -157,13 +157,23 @@ def _urls(job_id: str) -> dict[str, int]:
         arguments["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
+def _every_earlier_page_reached(job: Job) -> bool:
+    """Whether the crawl compared a page with each of the earlier crawl's URLs (each `same` or `changed`
+    page is one of them, and its `total` counts them all, or more): then none is removed, and neither
+    crawl's URLs need reading."""
+    assert job.since is not None
+    earlier = job_store.get_job(job.since)
+    changes = job.changes or {}
+    return earlier is not None and changes.get("same", 0) + changes.get("changed", 0) >= earlier.total
+
+
 def write_removed(job: Job) -> int:
     """Before the crawl settles: the earlier crawl's pages it did not reach, written as `removed` results
     after its own (indexes from `total` on); answers how many, which the settling write adds to
     `changes.removed` in the same write that makes the crawl terminal, so a finished crawl's results and
     counters never change afterwards. Writing them is idempotent (the same items at the same keys): two
     calls racing to settle both write them, and only the one whose settling write lands counts them."""
-    if job.since is None:
+    if job.since is None or _every_earlier_page_reached(job):
         return 0
     now = set(_urls(job.job_id))
     removed = sorted((index, url) for url, index in _urls(job.since).items() if url not in now)
