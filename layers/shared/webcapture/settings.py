@@ -176,9 +176,10 @@ class Settings:
     ai_model: str = _env("WEBCAPTURE_AI_MODEL", _text_or_default, "gpt-4.1-mini")
     ai_timeout_s: float = _env("WEBCAPTURE_AI_TIMEOUT_S", _float, 20.0)
     ai_content_budget_chars: int = _env("WEBCAPTURE_AI_CONTENT_BUDGET_CHARS", _int, 60_000)
-    # The rendered HTML read from the browser for extraction, at most (longer pages are cut, with a warning).
-    # Parsing and writing Markdown cost time per character of markup (docs/decisions.md).
-    max_html_chars: int = _env("WEBCAPTURE_MAX_HTML_CHARS", _int, 1_000_000)
+    # The rendered HTML read from the browser for extraction, at most (longer pages are cut, with a warning):
+    # 10 MiB, what the http engine reads of a served page (fastpath.http_page.MAX_BODY_BYTES), so a page
+    # either engine reads whole, the other does too (docs/decisions.md).
+    max_html_chars: int = _env("WEBCAPTURE_MAX_HTML_CHARS", _int, 10 * 1024 * 1024)
 
     # Asynchronous jobs (docs/jobs.md#jobs): the jobs table, one work queue per operation, the webhooks queue.
     jobs_table: str = _env("JOBS_TABLE", _text, "Jobs")
