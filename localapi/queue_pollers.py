@@ -1,11 +1,12 @@
 """Lambda's event source mapping for SQS, played over moto's SQS: the path a job's items take locally.
 
-For each SQS event of a function (template.yaml), up to `MaximumConcurrency` pollers (and no more than
-the function's containers) each long-poll the queue for at most `BatchSize` messages, invoke the function
-with them as one SQS event, and delete the ones it handled: all of them after a success, all but the
-`batchItemFailures` it reported (ReportBatchItemFailures), none when the invocation failed (the function
-raised, its container died, it ran past its Timeout). What is not deleted comes back after the queue's
-visibility timeout, and after the queue's maxReceiveCount moto's SQS moves it to the dead-letter queue.
+For each SQS event of a function (template.yaml), one poller long-polls the queue for at most `BatchSize`
+messages at a time and invokes the function with each batch as one SQS event, up to `MaximumConcurrency`
+invocations at once (and no more than the function's containers). It deletes the messages each handled:
+all of them after a success, all but the `batchItemFailures` it reported (ReportBatchItemFailures), none
+when the invocation failed (the function raised, its container died, it ran past its Timeout). What is
+not deleted comes back after the queue's visibility timeout, and after the queue's maxReceiveCount
+moto's SQS moves it to the dead-letter queue.
 """
 
 from __future__ import annotations
@@ -34,15 +35,21 @@ class QueuePoller:
     queue_arn: str
     _stopping: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
+    _slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(1))
 
     def start(self) -> None:
-        count = max(1, min(self.source.maximum_concurrency, self.pool.max_containers))
-        for number in range(count):
-            thread = threading.Thread(
-                target=self._run, daemon=True, name=f"sqs-{self.source.function}-{number}"
-            )
-            thread.start()
-            self._threads.append(thread)
+        # One thread long-polls; each batch it receives runs on a thread of its own, at most `concurrency`
+        # at once. A long-polling thread per concurrent invocation would cost the idle emulator most of a
+        # core (thirty receives a second for ten queues at concurrency three), on the cores the functions
+        # use.
+        self._slots = threading.BoundedSemaphore(self.concurrency)
+        thread = threading.Thread(target=self._run, daemon=True, name=f"sqs-{self.source.function}")
+        thread.start()
+        self._threads.append(thread)
+
+    @property
+    def concurrency(self) -> int:
+        return max(1, min(self.source.maximum_concurrency, self.pool.max_containers))
 
     def stop(self) -> None:
         self.signal_stop()
@@ -54,11 +61,13 @@ class QueuePoller:
         self._stopping.set()
 
     def join(self) -> None:
-        for thread in self._threads:
+        for thread in list(self._threads):
             thread.join(timeout=_WAIT_S + 2)
 
     def _run(self) -> None:
         while not self._stopping.is_set():
+            if not self._slots.acquire(timeout=_WAIT_S):
+                continue  # every invocation still running: look at the stop flag, then wait again
             try:
                 answer = self.sqs.receive_message(
                     QueueUrl=self.queue_url,
@@ -68,11 +77,24 @@ class QueuePoller:
                     MessageAttributeNames=["All"],
                 )
             except (BotoCoreError, ClientError):
+                self._slots.release()
                 self._stopping.wait(1.0)  # moto stopped or restarting (the fault tests): try again
                 continue
             messages = answer.get("Messages", [])
-            if messages and not self._stopping.is_set():
-                self._deliver(messages)
+            if not messages or self._stopping.is_set():
+                self._slots.release()
+                continue
+            runner = threading.Thread(target=self._deliver_then_free, args=(messages,), daemon=True,
+                                      name=f"sqs-{self.source.function}-batch")
+            self._threads[:] = [thread for thread in self._threads if thread.is_alive()]
+            self._threads.append(runner)
+            runner.start()
+
+    def _deliver_then_free(self, messages: list[dict[str, Any]]) -> None:
+        try:
+            self._deliver(messages)
+        finally:
+            self._slots.release()
 
     def _deliver(self, messages: list[dict[str, Any]]) -> None:
         event = {"Records": [self._record(m) for m in messages]}
