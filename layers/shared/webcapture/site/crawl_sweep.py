@@ -50,6 +50,10 @@ CHUNK: Final = MAX_UNCLAIMED
 # A slot of the host is held for a page's budget and this much more (as a page run from its message holds
 # it), and taken again once this much of it has passed.
 LEASE_GRACE_S: Final = 10.0
+# A share handed to another worker is worth its message and the worker's start from this many pages; its
+# URLs take at most this much of the message.
+MIN_SHARE: Final = 10
+SHARE_BYTES: Final = 120_000
 # Formats a fetched page cannot give without more than its fetch: a model's answer, a browser's pixels.
 _OWN_MESSAGE_FORMATS: Final = frozenset({"json", "screenshot"})
 
@@ -80,55 +84,111 @@ def sweeps(request: CrawlRequest, pace: HostPace) -> bool:
             and not _OWN_MESSAGE_FORMATS & set(request.formats))
 
 
-def sweep(plan: Sweep, frontier: list[Claimed]) -> None:
-    """Crawl `frontier` (pages the sweeping page recorded and did not enqueue), then what they record."""
-    while frontier:
-        job = job_store.get_job(plan.message.job_id)
-        if job is None or job.status in STOPPING or plan.time_left() <= 0:
-            break  # a cancelled crawl's pages finish as cancelled, through their messages
-        chunk, frontier = frontier[:CHUNK], frontier[CHUNK:]
-        crawled, others = _crawled(plan, chunk)
-        _send(plan.message, others)
-        frontier += _finish(plan, job, crawled)
-    _send(plan.message, frontier)
+def sweep(plan: Sweep, frontier: list[Claimed], lease: HostLease | None = None) -> None:
+    """Crawl `frontier` (pages the sweeping page recorded and did not enqueue), then what they record,
+    under one slot of the host (`lease`: one taken for this worker by the one that handed it the pages),
+    handing half of what is left to another worker whenever the host has a slot free."""
+    host = host_of(plan.message.url)
+    if lease is None:
+        taken = enter_host(plan.message.job_id, host, plan.pace, lease_s=_lease_s())
+        if not isinstance(taken, HostLease):
+            _send(plan.message, frontier)  # the host is busy: these pages wait their turn in the queue
+            return
+        lease = taken
+    slot = _Slot(plan, lease)
+    try:
+        while frontier:
+            job = job_store.get_job(plan.message.job_id)
+            if job is None or job.status in STOPPING or plan.time_left() <= 0:
+                break  # a cancelled crawl's pages finish as cancelled, through their messages
+            frontier = _hand_off(plan, frontier)
+            chunk, frontier = frontier[:CHUNK], frontier[CHUNK:]
+            crawled, others = _crawled(plan, chunk, slot)
+            _send(plan.message, others)
+            frontier += _finish(plan, job, crawled)
+            if slot.lease is None:
+                break  # the slot was lost: the rest waits its turn in the queue
+        _send(plan.message, frontier)
+    finally:
+        slot.leave()
+
+
+class _Slot:
+    """The host slot a sweep holds, taken again once LEASE_GRACE_S of it has passed, so that a worker
+    killed mid-sweep holds it no longer than a page's own message would."""
+
+    def __init__(self, plan: Sweep, lease: HostLease) -> None:
+        self.plan, self.taken = plan, time.monotonic()
+        self.lease: HostLease | None = lease
+
+    def renewed(self) -> bool:
+        if self.lease is None:
+            return False
+        if time.monotonic() - self.taken <= LEASE_GRACE_S:
+            return True
+        job_id = self.plan.message.job_id
+        leave_host(job_id, self.lease)
+        renewed = enter_host(job_id, self.lease.host, self.plan.pace, lease_s=_lease_s())
+        self.lease = renewed if isinstance(renewed, HostLease) else None
+        self.taken = time.monotonic()
+        return self.lease is not None
+
+    def leave(self) -> None:
+        if self.lease is not None:
+            leave_host(self.plan.message.job_id, self.lease)
+            self.lease = None
+
+
+def _lease_s() -> float:
+    return get_settings().request_budget_ms / 1000 + LEASE_GRACE_S
+
+
+def _hand_off(plan: Sweep, frontier: list[Claimed]) -> list[Claimed]:
+    """While the host has a slot free and the frontier is worth sharing: its later half (at most
+    SHARE_BYTES of it) handed to another worker, which sweeps it under that slot. Answers what is left."""
+    message = plan.message
+    while len(frontier) >= 2 * MIN_SHARE:
+        lease = enter_host(message.job_id, host_of(message.url), plan.pace, lease_s=_lease_s())
+        if not isinstance(lease, HostLease):
+            break
+        keep = len(frontier) // 2
+        share = _within_bytes([(page.index, page.url, page.depth) for page in frontier[keep:]])
+        try:
+            send_pages([message.share(share, lease.element)])
+        except Exception:
+            leave_host(message.job_id, lease)
+            raise
+        frontier = frontier[:keep] + frontier[keep + len(share):]
+    return frontier
+
+
+def _within_bytes(riders: list[tuple[int, str, int]]) -> list[tuple[int, str, int]]:
+    """The first riders whose URLs fit SHARE_BYTES (an SQS message holds 256 KB, the crawl's request too)."""
+    size = 0
+    for count, (_, url, _) in enumerate(riders):
+        size += len(url.encode()) + 24
+        if size > SHARE_BYTES:
+            return riders[:max(count, 1)]
+    return riders
 
 
 def _send(message: PageMessage, pages: list[Claimed]) -> None:
     send_pages([message.page(page.index, page.url, page.depth) for page in pages])
 
 
-def _crawled(plan: Sweep, chunk: list[Claimed]) -> tuple[list[Crawled], list[Claimed]]:
+def _crawled(plan: Sweep, chunk: list[Claimed], slot: _Slot) -> tuple[list[Crawled], list[Claimed]]:
     """The chunk's pages this worker crawled, and the others (to enqueue)."""
     host = host_of(plan.message.url)
     ours = [page for page in chunk if host_of(page.url) == host]
     since = plan.request.since
     earlier = {} if since is None else earlier_pages(since, [page.url for page in ours])
-    lease_s = get_settings().request_budget_ms / 1000 + LEASE_GRACE_S
-    first = enter_host(plan.message.job_id, host, plan.pace, lease_s=lease_s)
-    if not isinstance(first, HostLease):
-        return [], chunk  # the host is busy: these pages wait their turn in the queue
-    lease: HostLease | None = first
     crawled: list[Crawled] = []
-    taken = time.monotonic()
-    try:
-        for page in ours:
-            if plan.time_left() <= 0:
-                break
-            if lease is not None and time.monotonic() - taken > LEASE_GRACE_S:
-                # Less than a page's budget left on the slot: taken again, so that a worker killed here
-                # holds it no longer than a page's own would be held.
-                leave_host(plan.message.job_id, lease)
-                renewed = enter_host(plan.message.job_id, host, plan.pace, lease_s=lease_s)
-                if not isinstance(renewed, HostLease):
-                    lease = None
-                    break
-                lease, taken = renewed, time.monotonic()
-            done = _crawl_one(plan, page, earlier.get(page.url))
-            if done is not None:
-                crawled.append(done)
-    finally:
-        if lease is not None:
-            leave_host(plan.message.job_id, lease)
+    for page in ours:
+        if plan.time_left() <= 0 or not slot.renewed():
+            break
+        done = _crawl_one(plan, page, earlier.get(page.url))
+        if done is not None:
+            crawled.append(done)
     kept = {done.page.index for done in crawled}
     return crawled, [page for page in chunk if page.index not in kept]
 

@@ -30,6 +30,7 @@ from typing import Any, Final
 from webcapture import egress, metering, request_scope
 from webcapture.auth.caller import Caller
 from webcapture.errors import NavigationFailed, UrlNotAllowed
+from webcapture.jobs import webhook_events
 from webcapture.jobs.item_delivery import (
     Delivery,
     WaitInQueue,
@@ -83,6 +84,9 @@ class CrawlWorker:
 def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) -> None:
     body = record["body"]
     message = PageMessage.from_json(body)
+    if message.riders:
+        _sweep_share(message, receive_count(record), remaining_ms)
+        return
     budget_ms = min(float(get_settings().request_budget_ms), remaining_ms() - request_scope.ANSWER_MARGIN_MS)
     hold_ms = int(budget_ms + (SITEMAP_BUDGET_S * 1000 if message.depth == 0 else 0)) + CLAIM_GRACE_MS
     receives = receive_count(record)
@@ -107,6 +111,31 @@ def _handle_record(record: dict[str, Any], remaining_ms: Callable[[], float]) ->
     deliver(delivery, CRAWL_PAGE,
             lambda _job: _crawl(message, budget_ms, first=first, sweep_until=sweep_until),
             before=enqueue_again)
+
+
+def _sweep_share(message: PageMessage, receives: int, remaining_ms: Callable[[], float]) -> None:
+    """Pages another sweeping worker recorded and handed over (site.crawl_sweep), swept here under the slot
+    it took for this worker; then the crawl settled if they were its last. A second delivery finds an
+    earlier one may have died mid-sweep: the pages, and what it recorded from them, run from their own
+    messages instead (a page already finished acknowledges its message without running)."""
+    riders = [Claimed(index, url, depth) for index, url, depth in message.riders]
+    lease = None if message.lease is None else HostLease(host_of(message.url), message.lease)
+    if receives > 1:
+        if lease is not None:
+            leave_host(message.job_id, lease)
+        recorded = claimed_by(message.job_id, message.index)
+        _send(message, riders + [page for page in recorded if page.index not in {r.index for r in riders}])
+        return
+    request = CrawlRequest.model_validate(message.request)
+    allow = _robots_allow(message.job_id, request)
+    rules = _robots(message.job_id, origin_of(message.url)) if request.respectRobotsTxt else None
+    until = time.monotonic() + (remaining_ms() - request_scope.ANSWER_MARGIN_MS - CLAIM_GRACE_MS) / 1000
+    plan = Sweep(message, request, _scope(request), allow,
+                 HostPace.of(request.maxConcurrency, request.delay, rules), until)
+    sweep(plan, riders, lease)
+    settled = CRAWL_PAGE.settle(message.job_id)
+    if settled is not None:
+        webhook_events.job_finished(settled)
 
 
 def _caller(message: PageMessage) -> Caller:
