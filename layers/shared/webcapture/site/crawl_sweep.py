@@ -17,6 +17,10 @@ before its finder's result is written, and the sweeping page's own result is wri
 redelivery enqueues everything it and its sweep recorded (crawl_store.claimed_by), and a page already
 finished acknowledges its message without running. A page another delivery claimed meanwhile makes its
 transaction fail: that transaction's pages are enqueued and finish through their claims.
+
+While the frontier is large and the host has a slot free, its later half is handed, with that slot, to
+another worker (a share: crawl_messages.PageMessage.riders), which sweeps it the same way; a share's
+second delivery enqueues its pages and what it recorded (site.crawl_worker).
 """
 
 from __future__ import annotations
