@@ -2,11 +2,18 @@
 Chromium: `auto` renders a script-built page and fetches a static one; `http` with `actions` is a 422
 naming the field; `http` following a redirect to an internal address is a 400 URL_NOT_ALLOWED and the
 canary on 127.0.0.1 never sees a connection; an incremental crawl after one page changed and one was
-deleted reports 1 changed, 1 removed, the rest same, and charges only the changed page."""
+deleted reports 1 changed, 1 removed, the rest same, and charges only the changed page; the same
+re-crawl from the CLI (`webcapture crawl URL --since JOB_ID --wait --out DIR`, as docs/crawl-and-map.md
+shows it) writes only the changed page and says what changed."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -120,3 +127,38 @@ def test_an_unknown_since_is_a_404_and_charges_nothing(api: LocalApi, site: Fast
                                                      "since": "00000000-0000-0000-0000-000000000000"})
     assert_envelope_error(answer, 404, "NOT_FOUND")
     assert credits_left(api) == before
+
+
+def _cli(api: LocalApi, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WEBCAPTURE_API_URL": api.url, "WEBCAPTURE_API_KEY": api.api_key}
+    return subprocess.run([sys.executable, "-m", "webcapture_client.cli", *args], env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+def _docs_page(number: int, words: str) -> bytes:
+    links = "".join(f"<a href='/docs/d{n}'>doc {n}</a>" for n in range(1, 5))
+    return (f"<html><title>Doc {number}</title><body><nav>{links}</nav><main><h1>Doc {number}</h1>"
+            + f"<p>{words} " * 20 + "</p></main></body></html>").encode()
+
+
+def test_the_cli_re_crawls_incrementally_and_writes_only_what_changed(
+        api: LocalApi, site: FastPageServer, tmp_path: Path) -> None:
+    for n in range(1, 5):
+        site.pages[f"/docs/d{n}"] = (_docs_page(n, f"words of doc {n}"), "text/html", f'"d{n}-v1"')
+    start = f"http://{PUBLIC}:{site.port}/docs/d1"
+    first = _cli(api, "crawl", start, "--sitemap", "skip", "--ignore-robots", "--limit", "20", "--wait",
+                 "--out", str(tmp_path / "pages"))
+    assert first.returncode == 0, first.stderr
+    assert len(first.stdout.splitlines()) == 4
+    job_id = re.search(r"webcapture: crawl (\S+) queued", first.stderr)
+    assert job_id is not None, first.stderr
+    site.pages["/docs/d3"] = (_docs_page(3, "new words of doc 3"), "text/html", '"d3-v2"')
+    del site.pages["/docs/d4"]
+    again = _cli(api, "crawl", start, "--sitemap", "skip", "--ignore-robots", "--limit", "20",
+                 "--since", job_id[1], "--wait", "--out", str(tmp_path / "changed"))
+    assert again.returncode == 0, again.stderr
+    (written,) = again.stdout.splitlines()
+    assert Path(written).name.endswith("-docs_d3.md") and "new words of doc 3" in Path(written).read_text()
+    assert (f"webcapture: since crawl {job_id[1]}: 0 new, 1 changed, 2 same, 1 removed "
+            "(same and removed pages are free)") in again.stderr
+    assert f"webcapture: removed: http://{PUBLIC}:{site.port}/docs/d4\n" in again.stderr

@@ -370,3 +370,38 @@ def test_the_job_status_run_looks_a_job_up_once(fake_api: FakeApi) -> None:
     assert not found.is_error and json.loads(found.content[0].text)["status"] == "completed"
     assert unknown.is_error and unknown.content[0].text.startswith("webcapture API error 404 NOT_FOUND: No such job")
     assert missing.is_error and missing.content[0].text.startswith("jobId is required")
+
+
+def test_the_fast_path_fields_are_in_the_tools_schemas_and_reach_the_service(fake_api: FakeApi) -> None:
+    by_name = {tool.name: tool for tool in TOOLS}
+    for name in ("markdown", "content", "links", "extract", "crawl"):
+        validator = Draft202012Validator(by_name[name].listing().input_schema)
+        assert validator.is_valid({"url": "https://example.com/", "engine": "http"}), name
+        assert not validator.is_valid({"url": "https://example.com/", "engine": "fast"}), name
+    crawl_schema = Draft202012Validator(by_name["crawl"].listing().input_schema)
+    assert crawl_schema.is_valid({"url": "https://example.com/", "since": "job 0"})
+    assert not crawl_schema.is_valid({"url": "https://example.com/", "since": ""})
+    markdown = {"markdown": "# Title", "metadata": {"url": "https://example.com/", "engine": "http"}}
+    started = envelope({"jobId": "job 1", "status": "queued", "total": 1, "statusUrl": "/v1/jobs/job%201"})
+    finished = envelope({"jobId": "job 1", "operation": "crawl", "status": "completed", "total": 1,
+                         "completed": 1, "failed": 0, "since": "job 0",
+                         "changes": {"new": 0, "changed": 0, "same": 1, "removed": 0}, "results": [],
+                         "next": None})
+    fake_api.script = [(200, "application/json", envelope(markdown)), (202, "application/json", started),
+                       (200, "application/json", finished)]
+    server = build_server(ClientSettings(api_url=fake_api.url, api_key="wc_test"))
+
+    async def main() -> list[Any]:
+        async with Client(server) as client:
+            page = await client.call_tool("markdown", {"url": "https://example.com/", "engine": "http"})
+            assert not page.is_error
+            crawl = await client.call_tool("crawl", {"url": "https://example.com/", "engine": "auto",
+                                                     "since": "job 0"})
+            assert not crawl.is_error
+            return list(crawl.content)
+
+    (answer,) = anyio.run(main)
+    assert fake_api.bodies == [{"url": "https://example.com/", "engine": "http", "maxAge": 900},
+                               {"url": "https://example.com/", "engine": "auto", "since": "job 0"}]
+    assert isinstance(answer, TextContent)
+    assert json.loads(answer.text)["changes"] == {"new": 0, "changed": 0, "same": 1, "removed": 0}

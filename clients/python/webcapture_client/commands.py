@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from webcapture_client.crawl import add_crawl_command
+from webcapture_client.engine_option import add_engine_option
 from webcapture_client.http import Answer, CliFailure, call, fetch, progress
 from webcapture_client.jobs import add_job_commands
 from webcapture_client.monitors import add_monitor_commands
@@ -57,6 +58,7 @@ def _page_body(args: argparse.Namespace) -> Body:
         "waitTime": args.wait_time, "waitForSelector": args.wait_for, "waitUntil": args.wait_until,
         "hideSelectors": args.hide, "device": args.device, "userAgent": args.user_agent,
         "colorScheme": "dark" if args.dark else None,
+        "engine": getattr(args, "engine", None),  # only the commands whose endpoint takes one have --engine
     }
     body.update({name: value for name, value in optional.items() if value is not None})
     for flag, name in (("best_attempt", "bestAttempt"), ("scroll", "scrollPage"), ("block_ads", "blockAds"),
@@ -270,7 +272,9 @@ def add_commands(commands: Any) -> None:
     markdown = command("markdown", "the page's main content as Markdown", _markdown)
     markdown.add_argument("--all", action="store_true", help="everything visible, not only the main content")
 
-    command("content", "the rendered page's HTML", _content)
+    content = command("content", "the page's HTML (rendered, or as served with --engine http)", _content)
+    for parser in (links, extract, markdown, content):
+        add_engine_option(parser, "browser")
 
     add_job_commands(commands, where)
     site_map = commands.add_parser("map", parents=[where], help="a site's URLs (url<TAB>title per line)")

@@ -1,7 +1,9 @@
 """`webcapture crawl URL` (docs/crawl-and-map.md#crawl-and-map): start a crawl; with --wait, follow it to its
 end with a progress bar, and with --out DIR write one file per page: `<index>-<path>.md` when Markdown is the
 only format, else `<index>-<path>.json` with the page's whole result. The index (the page's result index,
-zero-padded) keeps the names unique and in crawl order; failed pages are listed on stderr, not written."""
+zero-padded) keeps the names unique and in crawl order; failed pages are listed on stderr, not written.
+With --since JOB_ID (an incremental crawl, docs/crawl-and-map.md#incremental-crawl) only new and changed
+pages are written; the counts of new, changed, same and removed pages, and each removed URL, go to stderr."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from webcapture_client.engine_option import add_engine_option
 from webcapture_client.http import CliFailure, call
 from webcapture_client.jobs import add_submit_options, data_of, follow, where
 
@@ -32,7 +35,8 @@ def file_name(index: int, url: str, extension: str) -> str:
 def _body(args: argparse.Namespace) -> dict[str, Any]:
     body: dict[str, Any] = {"url": args.url}
     optional = {"limit": args.limit, "maxDepth": args.max_depth, "sitemap": args.sitemap,
-                "maxConcurrency": args.max_concurrency, "delay": args.delay}
+                "maxConcurrency": args.max_concurrency, "delay": args.delay, "engine": args.engine,
+                "since": args.since}
     body.update({name: value for name, value in optional.items() if value is not None})
     if args.format:
         body["formats"] = list(dict.fromkeys(args.format))
@@ -49,12 +53,29 @@ def _body(args: argparse.Namespace) -> dict[str, Any]:
     return body
 
 
+def _unchanged(result: dict[str, Any]) -> str | None:
+    """`same` or `removed` for an incremental crawl's page that carries no content, else None. A removed page
+    is a completed result (it answered 404 or 410) or one with status `removed` (no longer reached)."""
+    if result["status"] == "removed":
+        return "removed"
+    change = (result.get("data") or {}).get("changeStatus")
+    return change if result["status"] == "completed" and change in ("same", "removed") else None
+
+
 def write_pages(out: Path, results: list[dict[str, Any]], formats: list[str]) -> list[Path]:
-    """One file per completed page; the files written."""
+    """One file per completed page with content; the files written. An incremental crawl's `same` pages
+    have no content of their own (theirs is the earlier crawl's, `sameAs`) and its removed pages none at
+    all: neither is written, and each removed page is named on stderr."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     markdown_only = formats == ["markdown"]
     for result in results:
+        unchanged = _unchanged(result)
+        if unchanged == "removed":
+            print(f"webcapture: removed: {(result.get('data') or {}).get('url')}", file=sys.stderr)
+            continue
+        if unchanged == "same":
+            continue
         if result["status"] != "completed":
             error = result.get("error") or {}
             where_from = error.get("url", result["index"])
@@ -68,6 +89,15 @@ def write_pages(out: Path, results: list[dict[str, Any]], formats: list[str]) ->
     return written
 
 
+def changes_line(job: dict[str, Any]) -> str | None:
+    """An incremental crawl's counts, for stderr once it has ended: what changed since the earlier crawl."""
+    changes = job.get("changes")
+    if not isinstance(changes, dict):
+        return None
+    counts = ", ".join(f"{changes.get(name, 0)} {name}" for name in ("new", "changed", "same", "removed"))
+    return f"webcapture: since crawl {job.get('since')}: {counts} (same and removed pages are free)"
+
+
 def _crawl(args: argparse.Namespace) -> int:
     api_url, api_key = where(args)
     body = _body(args)
@@ -79,6 +109,9 @@ def _crawl(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"webcapture: crawl {accepted['jobId']} queued", file=sys.stderr)
     page, results = follow(api_url, api_key, str(accepted["jobId"]), wait=True, quiet=args.quiet)
+    summary = changes_line(page)
+    if summary is not None:
+        print(summary, file=sys.stderr)
     if args.out is None:
         print(json.dumps({**page, "results": results}, indent=2, ensure_ascii=False))
     else:
@@ -88,8 +121,11 @@ def _crawl(args: argparse.Namespace) -> int:
             raise CliFailure(f"could not write the pages to {args.out}: {error}", 7) from None
         for path in written:
             print(path)
-        if len(set(written)) != page["completed"]:
-            raise CliFailure(f"{len(set(written))} files written for {page['completed']} pages crawled", 7)
+        with_content = sum(1 for result in results
+                           if result["status"] == "completed" and _unchanged(result) is None)
+        if len(set(written)) != with_content:
+            raise CliFailure(f"{len(set(written))} files written for {with_content} pages crawled with "
+                             f"content", 7)
     return 0 if page["status"] != "failed" else 7
 
 
@@ -97,7 +133,7 @@ def add_crawl_command(commands: Any, where_parser: argparse.ArgumentParser) -> N
     crawl = commands.add_parser("crawl", parents=[where_parser],
                                 help="crawl a site as a job; with --wait --out DIR, one file per page")
     crawl.add_argument("url", help="the start page, http or https")
-    crawl.add_argument("--limit", type=int, help="at most this many pages (1-10000, default 100)")
+    crawl.add_argument("--limit", type=int, help="at most this many pages (1-100000, default 100)")
     crawl.add_argument("--max-depth", type=int, help="link hops from the start page (0-20, default 5)")
     crawl.add_argument("--format", action="append", choices=FORMATS,
                        help="what each page gives (repeatable; default markdown)")
@@ -106,8 +142,15 @@ def add_crawl_command(commands: Any, where_parser: argparse.ArgumentParser) -> N
     crawl.add_argument("--sitemap", choices=["include", "skip", "only"],
                        help="start from the sitemaps too (include, the default), not at all, or only them")
     crawl.add_argument("--subdomains", action="store_true", help="follow links to the site's subdomains")
-    crawl.add_argument("--max-concurrency", type=int, help="pages of one host loaded at once (1-10)")
-    crawl.add_argument("--delay", type=int, metavar="MS", help="milliseconds between requests to a host")
+    crawl.add_argument("--max-concurrency", type=int,
+                       help="pages of one host loaded at once (1-10, default 2)")
+    crawl.add_argument("--delay", type=int, metavar="MS",
+                       help="milliseconds between requests to a host (0-10000, default 0)")
+    add_engine_option(crawl, "auto")
+    crawl.add_argument("--since", metavar="JOB_ID",
+                       help="re-crawl incrementally against that earlier crawl of yours: each page is new, "
+                            "changed or same (same pages are free and carry no content), the earlier "
+                            "pages not found now are listed as removed")
     crawl.add_argument("--ignore-robots", action="store_true", help="do not read robots.txt")
     add_submit_options(crawl, "crawl")
     crawl.add_argument("--out", metavar="DIR", help="with --wait: write one file per page here")

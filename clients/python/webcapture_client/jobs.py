@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from webcapture_client.engine_option import ENGINE_OPERATIONS, add_engine_option
 from webcapture_client.http import Answer, ApiAnswerError, CliFailure, call
 from webcapture_client.settings import client_settings
 
@@ -61,6 +62,12 @@ def _batch(args: argparse.Namespace) -> int:
     else:
         with Path(args.file).open(encoding="utf-8") as handle:
             bodies = read_ndjson(handle)
+    if args.engine is not None:
+        if args.operation not in ENGINE_OPERATIONS:
+            raise CliFailure(f"--engine is for the operations {', '.join(ENGINE_OPERATIONS)}; "
+                             f"{args.operation} always renders in the browser", 2)
+        # A line's own engine wins: the flag is the default for the lines that name none.
+        bodies = [{"engine": args.engine, **line} for line in bodies]
     body: dict[str, Any] = {"operation": args.operation, "requests": bodies}
     if args.webhook:
         body["webhook"] = {"url": args.webhook}
@@ -171,6 +178,7 @@ def add_job_commands(commands: Any, where: argparse.ArgumentParser) -> None:
     batch.add_argument("file", help="NDJSON file of request bodies, or - for stdin")
     batch.add_argument("--operation", choices=OPERATIONS, default="screenshot",
                        help="what every line asks for (default screenshot)")
+    add_engine_option(batch, "browser; a line's own engine wins")
     add_submit_options(batch, "job")
     batch.set_defaults(run=_batch)
     job = commands.add_parser("job", parents=[where], help="a job's status and results")
