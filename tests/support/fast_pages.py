@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -100,3 +100,18 @@ def numbered_site(page: Callable[[int, str], bytes], count: int) -> FastPageServ
     server.pages = {f"/p{n}": (page(n, f"words of page {n}"), "text/html", f'"p{n}-v1"')
                     for n in range(1, count + 1)}
     return server
+
+
+def linking_page(number: int, words: str, children: list[int]) -> bytes:
+    """Page n of a numbered site: a link home and to each of `children` in its navigation, `words` in its
+    main content."""
+    links = "".join(f"<a href='/p{child}'>page {child}</a>" for child in children)
+    return (f"<html><title>Page {number}</title><body><nav><a href='/p1'>home</a>{links}</nav><main>"
+            f"<h1>Page {number}</h1>" + f"<p>{words} " * 10 + "</p></main></body></html>").encode()
+
+
+def serve_numbered(page: Callable[[int, str], bytes], count: int) -> Iterator[FastPageServer]:
+    """numbered_site for a fixture: served while the test runs, stopped after."""
+    server = numbered_site(page, count)
+    yield server
+    server.stop()

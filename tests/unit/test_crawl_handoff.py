@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fast_pages import FastPageServer, numbered_site
+from tests.support.fast_pages import FastPageServer, linking_page, serve_numbered
 from tests.unit.test_crawl_sweep import _crawl, _statuses
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture.jobs import job_store
@@ -31,16 +31,12 @@ def _children(number: int) -> list[int]:
 
 
 def _page(number: int, words: str) -> bytes:
-    links = "".join(f"<a href='/p{child}'>page {child}</a>" for child in _children(number))
-    return (f"<html><title>Page {number}</title><body><nav><a href='/p1'>home</a>{links}</nav><main>"
-            f"<h1>Page {number}</h1>" + f"<p>{words} " * 10 + "</p></main></body></html>").encode()
+    return linking_page(number, words, _children(number))
 
 
 @pytest.fixture
 def site(crawl_aws: str, settings_env: pytest.MonkeyPatch) -> Iterator[FastPageServer]:  # noqa: F811
-    server = numbered_site(_page, PAGES)
-    yield server
-    server.stop()
+    yield from serve_numbered(_page, PAGES)
 
 
 @pytest.fixture

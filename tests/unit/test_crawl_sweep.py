@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 
-from tests.support.fast_pages import FastPageServer, numbered_site
+from tests.support.fast_pages import FastPageServer, linking_page, serve_numbered
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
@@ -26,17 +26,12 @@ PAGES = 24
 
 def _page(number: int, words: str) -> bytes:
     """A binary tree: page n links to 2n and 2n+1, and back to the first (five levels for 24 pages)."""
-    links = "".join(f"<a href='/p{child}'>page {child}</a>" for child in (2 * number, 2 * number + 1)
-                    if child <= PAGES)
-    return (f"<html><title>Page {number}</title><body><nav><a href='/p1'>home</a>{links}</nav><main>"
-            f"<h1>Page {number}</h1>" + f"<p>{words} " * 10 + "</p></main></body></html>").encode()
+    return linking_page(number, words, [child for child in (2 * number, 2 * number + 1) if child <= PAGES])
 
 
 @pytest.fixture
 def site(crawl_aws: str, settings_env: pytest.MonkeyPatch) -> Iterator[FastPageServer]:  # noqa: F811
-    server = numbered_site(_page, PAGES)
-    yield server
-    server.stop()
+    yield from serve_numbered(_page, PAGES)
 
 
 def _drain(queue_url: str, *, resent: bool = False) -> int:
