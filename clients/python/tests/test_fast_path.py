@@ -108,6 +108,7 @@ class CliEngineTest(unittest.TestCase):
             self.assertEqual((Path(folder) / "pages" / "0000-index.md").read_text(), "# Home, new text")
         self.assertEqual(written, ["0000-index.md", "0001-new-page.md"])
         self.assertEqual(answer.stdout.split(), ["pages/0000-index.md", "pages/0001-new-page.md"])
+        self.assertIn("webcapture: crawl job-2 queued\n", answer.stderr)  # for the next --since, even --quiet
         self.assertIn("webcapture: since crawl job-1: 1 new, 1 changed, 1 same, 2 removed", answer.stderr)
         self.assertIn("webcapture: removed: https://example.com/deleted\n", answer.stderr)
         self.assertIn("webcapture: removed: https://example.com/unlinked\n", answer.stderr)

@@ -106,8 +106,8 @@ def _crawl(args: argparse.Namespace) -> int:
     if not args.wait:
         print(json.dumps(accepted, indent=2))
         return 0
-    if not args.quiet:
-        print(f"webcapture: crawl {accepted['jobId']} queued", file=sys.stderr)
+    # Said even with --quiet (which silences the progress bar): a later `--since` needs this id.
+    print(f"webcapture: crawl {accepted['jobId']} queued", file=sys.stderr)
     page, results = follow(api_url, api_key, str(accepted["jobId"]), wait=True, quiet=args.quiet)
     summary = changes_line(page)
     if summary is not None:
