@@ -21,9 +21,10 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 @pytest.fixture(scope="session")
 def local_api(fake_openai: FakeOpenAI) -> Iterator[LocalApi]:
     # Loopback is allowed for this stack only so it can reach the suite's own fixture server; a short
-    # request budget keeps the never-loading page's test brief.
+    # request budget keeps the never-loading page's test brief, and an HTML limit under the default
+    # (10 MiB) lets a page built in the browser pass it within that budget.
     api = start_local_api({"JWT_HS256_SECRET": JWT_SECRET, "WEBCAPTURE_EGRESS_ALLOW": "127.0.0.0/8",
-                           "WEBCAPTURE_REQUEST_BUDGET_MS": "8000",
+                           "WEBCAPTURE_REQUEST_BUDGET_MS": "8000", "WEBCAPTURE_MAX_HTML_CHARS": "1000000",
                            "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-e2e-test-key",
                            "WEBCAPTURE_AI_TIMEOUT_S": "3"})
     yield api

@@ -79,7 +79,8 @@ def test_a_page_cannot_fake_the_egress_proxys_verdict(local_api: LocalApi) -> No
 
 
 def test_a_page_with_html_over_the_limit_is_read_in_part(local_api: LocalApi, fake_openai: FakeOpenAI) -> None:
-    # The default limit, 1,000,000 characters, and a page whose rendered HTML is a little longer.
+    # The stack's limit (WEBCAPTURE_MAX_HTML_CHARS: 1,000,000 characters here, conftest.py), and a page whose
+    # rendered HTML is a little longer.
     fake_openai.script(completion("A page of filler text."))
     response = local_api.call("POST", "/v1/web/ai-extract", json={
         "url": get_server().url("/big-dom.html?n=1100000"), "responseType": "text"})
