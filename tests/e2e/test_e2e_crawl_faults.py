@@ -57,7 +57,9 @@ def test_workers_killed_at_random_lose_no_page_and_charge_none_twice(api: LocalA
     assert answer.status_code == 202, answer.text
     job_id = answer.json()["data"]["jobId"]
 
-    kills = kill_workers_while_it_runs(api, job_id, "CrawlFunction", KILLS, seed=18)
+    # A fetched crawl's pages are swept by a few workers, 80 of them in seconds: the kills come every
+    # 0.5-1.5 s, so that most land while workers sweep.
+    kills = kill_workers_while_it_runs(api, job_id, "CrawlFunction", KILLS, seed=18, every_s=(0.5, 1.5))
     assert len(kills) >= KILLS // 2, f"only {len(kills)} kills before the crawl ended"
 
     settled = wait_until_settled(api, job_id, give_up_s=1200)

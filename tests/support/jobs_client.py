@@ -92,15 +92,16 @@ def drained(api: LocalApi, name_contains: str, give_up_s: float) -> int:
     return held
 
 
-def kill_workers_while_it_runs(api: LocalApi, job_id: str, function: str, kills: int, seed: int) -> list[int]:
-    """SIGKILL one of `function`'s containers every 1.5-3.5 s (seeded) until `kills` are dead or the job has
-    ended; the pids killed."""
+def kill_workers_while_it_runs(api: LocalApi, job_id: str, function: str, kills: int, seed: int,
+                               every_s: tuple[float, float] = (1.5, 3.5)) -> list[int]:
+    """SIGKILL one of `function`'s containers every `every_s` seconds (seeded, 1.5-3.5 s unless told) until
+    `kills` are dead or the job has ended; the pids killed."""
     killed: list[int] = []
     stop = threading.Event()
     rng = random.Random(seed)
 
     def killer() -> None:
-        while len(killed) < kills and not stop.wait(rng.uniform(1.5, 3.5)):
+        while len(killed) < kills and not stop.wait(rng.uniform(*every_s)):
             running = containers_under(api.process.pid, function)
             if running:
                 victim = rng.choice(running)
