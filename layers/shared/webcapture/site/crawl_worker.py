@@ -123,8 +123,9 @@ def _sweep_share(message: PageMessage, receives: int, remaining_ms: Callable[[],
     if receives > 1:
         if lease is not None:
             leave_host(message.job_id, lease)
-        recorded = claimed_by(message.job_id, message.index)
-        _send(message, riders + [page for page in recorded if page.index not in {r.index for r in riders}])
+        handed = {rider.index for rider in riders}
+        recorded = [page for page in claimed_by(message.job_id, message.index) if page.index not in handed]
+        _send(message, riders + recorded)
         return
     request = CrawlRequest.model_validate(message.request)
     allow = _robots_allow(message.job_id, request)
