@@ -175,6 +175,12 @@ bench-fast-path: install
 	$(BIN)/python scripts/bench_fast_path.py --write-docs $(ARGS)
 	$(BIN)/python scripts/bench_fast_path.py --synthetic 20000 --formats links --write-docs
 
+# One crawl of 20,000 pages with engine http over the local API, its pages/s and memory per thousand
+# (scripts/bench_crawl_at_size.py), into docs/benchmarks.md.
+.PHONY: bench-crawl-size
+bench-crawl-size: install
+	$(BIN)/python scripts/bench_crawl_at_size.py --write-docs $(ARGS)
+
 # The Markdown step of this tree against a git revision's (BASE=main), CPU and output side by side, on
 # Debian's documentation pages (scripts/bench_markdown_step.py); it fails when any page's Markdown differs.
 .PHONY: bench-markdown-step

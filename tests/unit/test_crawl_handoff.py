@@ -2,11 +2,13 @@
 (site.crawl_sweep): in process, moto's DynamoDB and SQS, the crawl worker fed from the queue, a 150-page
 loopback site whose start page links to 40 pages. Each share runs from one message under the slot taken
 for it, `maxConcurrency` bounds how many workers sweep at once, and a share whose worker died, or that
-arrives during a cancel, still leaves exactly one result per page and exact counts and credits."""
+arrives during a cancel, still leaves exactly one result per page and exact counts and credits. A worker
+whose time runs out passes what is left on as shares, so no page falls back to a message of its own."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -153,3 +155,108 @@ def test_a_share_message_keeps_its_pages_and_slot() -> None:
     again = crawl_messages.PageMessage.from_json(share.to_json())
     assert again == share and (again.index, again.url, again.depth, again.lease) == (7, "http://a/p7", 1, "123:lease")
     assert "riders" not in json.loads(page.to_json())
+
+
+SWEPT = 25  # pages a worker sweeps before its time runs out, in the tests below
+
+
+@pytest.fixture
+def one_by_one(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pages a sweep sent to run from their own messages."""
+    sent: list[int] = []
+    real_send = crawl_sweep._send
+
+    def sending(message: crawl_messages.PageMessage, pages: list[Any]) -> None:
+        sent.extend(page.index for page in pages)
+        real_send(message, pages)
+
+    monkeypatch.setattr(crawl_sweep, "_send", sending)
+    return sent
+
+
+@pytest.fixture
+def short_sweeps(monkeypatch: pytest.MonkeyPatch, one_by_one: list[int]) -> list[int]:
+    """Each worker's time runs out once its sweep has crawled SWEPT pages; answers the pages that ran
+    from their own messages."""
+    crawled: Counter[int] = Counter()
+    real_crawl = crawl_sweep._crawl_one
+
+    def counting(plan: crawl_sweep.Sweep, page: Any, earlier: Any) -> Any:
+        done = real_crawl(plan, page, earlier)  # with the time the sweep had left before it
+        crawled[plan.message.index] += 1
+        return done
+
+    monkeypatch.setattr(crawl_sweep, "_crawl_one", counting)
+    monkeypatch.setattr(crawl_sweep.Sweep, "time_left",
+                        lambda plan: 0.0 if crawled[plan.message.index] >= SWEPT else 60.0)
+    return one_by_one
+
+
+@pytest.fixture
+def leases(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The slot each share was sent with (None: it takes one itself), in the order sent."""
+    sent: list[str | None] = []
+    real = crawl_messages.send_pages
+
+    def sending(messages: list[crawl_messages.PageMessage]) -> None:
+        sent.extend(message.lease for message in messages if message.riders)
+        real(messages)
+
+    monkeypatch.setattr(crawl_sweep, "send_pages", sending)
+    return sent
+
+
+def test_a_worker_whose_time_runs_out_hands_its_frontier_and_slot_on_as_a_share(
+        site: FastPageServer, crawl_aws: str, short_sweeps: list[int],  # noqa: F811
+        leases: list[str | None]) -> None:
+    crawl, ran, key_hash = _crawl_wide(crawl_aws, site, maxConcurrency=1)
+    _whole(crawl)
+    assert crawl["completed"] == PAGES and 1000 - _remaining(key_hash) == PAGES == crawl["creditsCost"]
+    # 150 pages, 25 a worker: the start page's worker and five shares, each passed on with the one slot of
+    # the host; no page ran from a message of its own.
+    assert len(leases) >= PAGES // SWEPT - 1 and None not in leases
+    assert short_sweeps == [] and ran == 1 + len(leases)
+
+
+def test_a_share_that_finds_the_host_busy_comes_back_whole(
+        site: FastPageServer, crawl_aws: str, short_sweeps: list[int],  # noqa: F811
+        leases: list[str | None], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(crawl_sweep, "SHARE_BYTES", 600)  # a frontier passed on is several shares
+    back: list[int] = []
+
+    def at_once(body: str, delay_s: float) -> None:  # the queue delay played as none, for the drain
+        assert 0 < delay_s <= crawl_sweep.SHARE_RETRY_S
+        back.append(len(crawl_messages.PageMessage.from_json(body).riders))
+        crawl_messages.send_pages([crawl_messages.PageMessage.from_json(body)])
+
+    monkeypatch.setattr(crawl_sweep, "send_page_later", at_once)
+    crawl, ran, key_hash = _crawl_wide(crawl_aws, site, maxConcurrency=1)
+    _whole(crawl)
+    assert crawl["completed"] == PAGES and 1000 - _remaining(key_hash) == PAGES == crawl["creditsCost"]
+    # The shares without the slot arrived while the one with it held the host's only slot: each came back
+    # whole, and every page was still swept.
+    assert None in leases and back and all(count > 1 for count in back)
+    assert short_sweeps == [] and ran == 1 + len(leases) + len(back)
+
+
+def test_a_worker_that_loses_its_slot_passes_its_frontier_on_to_be_swept(
+        site: FastPageServer, crawl_aws: str, one_by_one: list[int],  # noqa: F811
+        leases: list[str | None], monkeypatch: pytest.MonkeyPatch) -> None:
+    real = crawl_sweep._Slot.renewed
+    renewals: list[int] = []
+
+    def lost_once(slot: crawl_sweep._Slot) -> bool:
+        """The 30th renewal finds the slot taken by another worker between leaving and taking it again."""
+        renewals.append(1)
+        if len(renewals) == 30 and slot.lease is not None:
+            crawl_sweep.leave_host(slot.plan.message.job_id, slot.lease)
+            slot.lease = None
+            return False
+        return real(slot)
+
+    monkeypatch.setattr(crawl_sweep._Slot, "renewed", lost_once)
+    crawl, ran, key_hash = _crawl_wide(crawl_aws, site, maxConcurrency=1)
+    _whole(crawl)
+    assert crawl["completed"] == PAGES and 1000 - _remaining(key_hash) == PAGES == crawl["creditsCost"]
+    assert len(renewals) >= 30 and leases == [None]  # one share, which took a slot itself
+    assert one_by_one == [] and ran == 2

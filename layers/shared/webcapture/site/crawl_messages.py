@@ -53,8 +53,9 @@ class PageMessage:
         return PageMessage(self.job_id, index, url, depth, self.user_id, self.key_hash, self.key_id,
                            self.request)
 
-    def share(self, riders: list[tuple[int, str, int]], lease: str) -> PageMessage:
-        """The message handing `riders` (recorded pages, the first one naming the message) to a worker."""
+    def share(self, riders: list[tuple[int, str, int]], lease: str | None) -> PageMessage:
+        """The message handing `riders` (recorded pages, the first one naming the message) to a worker,
+        with a slot of the host taken for it (`lease`), or none: it takes one itself."""
         index, url, depth = riders[0]
         return replace(self.page(index, url, depth), riders=tuple(riders), lease=lease)
 

@@ -9,8 +9,10 @@ incremental crawl) and converted one after another under one slot of the host, e
 would have; the pages they link to recorded (site.crawl_store.claim_found) before their results, which
 are written together (job_store.finish_unclaimed); then the next chunk, until nothing is left or the
 worker's time is spent. A page `auto` renders, one on another host, one whose failure must wait or be
-retried, and whatever is left when the time runs out or the crawl is being cancelled, is enqueued and
-runs through its own message.
+retried, and whatever is left when the crawl is being cancelled, is enqueued and runs through its own
+message. What is left when the worker's time runs out, or when it lost its slot of the host, is handed on
+as shares (below), the first with the worker's slot if it holds one, so that a crawl longer than one
+worker's time stays swept.
 
 Nothing is lost to a worker killed mid-sweep: a page is recorded, marked with the sweeping page's index,
 before its finder's result is written, and the sweeping page's own result is written after the sweep; its
@@ -41,7 +43,7 @@ from webcapture.observability import metrics
 from webcapture.settings import get_settings
 from webcapture.site.canonical_urls import canonical_url, host_of
 from webcapture.site.crawl_changes import EarlierPage, children_attribute, earlier_pages
-from webcapture.site.crawl_messages import PageMessage, send_pages
+from webcapture.site.crawl_messages import PageMessage, send_page_later, send_pages
 from webcapture.site.crawl_outcome import CRAWL_PAGE, page_outcome, redirected_out, same_outcome
 from webcapture.site.crawl_page import fetched_crawl_page
 from webcapture.site.crawl_store import Claimed, HostLease, claim_found, enter_host, leave_host
@@ -58,6 +60,8 @@ LEASE_GRACE_S: Final = 10.0
 # URLs take at most this much of the message.
 MIN_SHARE: Final = 10
 SHARE_BYTES: Final = 120_000
+# A share that finds every slot of the host taken asks again this much later (at most).
+SHARE_RETRY_S: Final = 2.0
 # Formats a fetched page cannot give without more than its fetch: a model's answer, a browser's pixels.
 _OWN_MESSAGE_FORMATS: Final = frozenset({"json", "screenshot"})
 
@@ -96,22 +100,30 @@ def sweep(plan: Sweep, frontier: list[Claimed], lease: HostLease | None = None) 
     if lease is None:
         taken = enter_host(plan.message.job_id, host, plan.pace, lease_s=_lease_s())
         if not isinstance(taken, HostLease):
-            _send(plan.message, frontier)  # the host is busy: these pages wait their turn in the queue
+            # The host is busy: a share waits its turn whole, to be swept; a sweeping page's finds each
+            # wait in the queue as their own messages.
+            if plan.message.riders:
+                send_page_later(plan.message.to_json(), min(taken, SHARE_RETRY_S))
+            else:
+                _send(plan.message, frontier)
             return
         lease = taken
     slot = _Slot(plan, lease)
     try:
         while frontier:
             job = job_store.get_job(plan.message.job_id)
-            if job is None or job.status in STOPPING or plan.time_left() <= 0:
+            if job is None or job.status in STOPPING:
                 break  # a cancelled crawl's pages finish as cancelled, through their messages
+            if plan.time_left() <= 0 or slot.lease is None:
+                # The time is spent, or the slot was lost (another worker took it while it was renewed):
+                # the rest waits its turn in the queue, still to be swept.
+                frontier = _pass_on(plan, frontier, slot)
+                break
             frontier = _hand_off(plan, frontier)
             chunk, frontier = frontier[:CHUNK], frontier[CHUNK:]
-            crawled, others = _crawled(plan, chunk, slot)
+            crawled, others, unreached = _crawled(plan, chunk, slot)
             _send(plan.message, others)
-            frontier += _finish(plan, job, crawled)
-            if slot.lease is None:
-                break  # the slot was lost: the rest waits its turn in the queue
+            frontier = unreached + frontier + _finish(plan, job, crawled)
         _send(plan.message, frontier)
     finally:
         slot.leave()
@@ -166,6 +178,27 @@ def _hand_off(plan: Sweep, frontier: list[Claimed]) -> list[Claimed]:
     return frontier
 
 
+def _pass_on(plan: Sweep, frontier: list[Claimed], slot: _Slot) -> list[Claimed]:
+    """The frontier handed on as shares (SHARE_BYTES of URLs each), the first with this worker's slot if
+    it still holds one, so a large crawl stays swept from worker to worker instead of falling back to a
+    message, a claim and a slot per page. Answers what is left for page messages: a frontier too small to
+    be worth a share."""
+    if len(frontier) < MIN_SHARE:
+        return frontier
+    riders = [(page.index, page.url, page.depth) for page in frontier]
+    shares: list[list[tuple[int, str, int]]] = []
+    while riders:
+        shares.append(_within_bytes(riders))
+        riders = riders[len(shares[-1]):]
+    # The slot's share goes last: once it is sent the slot is that worker's to renew and leave, and a
+    # failure before it leaves the slot with this worker, which frees it.
+    send_pages([plan.message.share(share, None) for share in shares[1:]])
+    lease = slot.lease
+    send_pages([plan.message.share(shares[0], None if lease is None else lease.element)])
+    slot.lease = None
+    return []
+
+
 def _within_bytes(riders: list[tuple[int, str, int]]) -> list[tuple[int, str, int]]:
     """The first riders whose URLs fit SHARE_BYTES (an SQS message holds 256 KB, the crawl's request too)."""
     size = 0
@@ -180,21 +213,26 @@ def _send(message: PageMessage, pages: list[Claimed]) -> None:
     send_pages([message.page(page.index, page.url, page.depth) for page in pages])
 
 
-def _crawled(plan: Sweep, chunk: list[Claimed], slot: _Slot) -> tuple[list[Crawled], list[Claimed]]:
-    """The chunk's pages this worker crawled, and the others (to enqueue)."""
+def _crawled(plan: Sweep, chunk: list[Claimed], slot: _Slot,
+             ) -> tuple[list[Crawled], list[Claimed], list[Claimed]]:
+    """The chunk's pages this worker crawled; those that run from their own messages (another host, a
+    render, a wait); those not reached before the time or the slot ran out (back to the frontier)."""
     host = host_of(plan.message.url)
     ours = [page for page in chunk if host_of(page.url) == host]
     since = plan.request.since
     earlier = {} if since is None else earlier_pages(since, [page.url for page in ours])
     crawled: list[Crawled] = []
+    reached = 0
     for page in ours:
         if plan.time_left() <= 0 or not slot.renewed():
             break
+        reached += 1
         done = _crawl_one(plan, page, earlier.get(page.url))
         if done is not None:
             crawled.append(done)
-    kept = {done.page.index for done in crawled}
-    return crawled, [page for page in chunk if page.index not in kept]
+    unreached = ours[reached:]
+    kept = {page.index for page in unreached} | {done.page.index for done in crawled}
+    return crawled, [page for page in chunk if page.index not in kept], unreached
 
 
 def _crawl_one(plan: Sweep, page: Claimed, earlier: EarlierPage | None) -> Crawled | None:
