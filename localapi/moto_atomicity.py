@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any
 
 import moto.dynamodb.models as moto_models
+from moto.dynamodb.comparisons import get_comparison_func
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
@@ -129,15 +130,40 @@ def make_queries_read_their_partition() -> None:
     @functools.wraps(original)
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
         index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
-        if index_name or not self.range_key_attr or hash_key is None:
+        if index_name or not self.range_key_attr or hash_key is None or len(args) < 5:
             return original(self, hash_key, *args, **kwargs)
         with _lock:
-            partition = list(self.items.get(hash_key, {}).values())
+            partition, start = _key_range(self, list(self.items.get(hash_key, {}).values()), args, kwargs)
             self.all_items = lambda: partition
             try:
-                return original(self, hash_key, *args, **kwargs)
+                return original(self, hash_key, *args[:3], start, *args[4:], **kwargs)
             finally:
                 del self.all_items
 
     Table.query = query  # type: ignore[method-assign]
     _queries_patched = True
+
+
+def _key_range(table: Any, items: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+               ) -> tuple[list[Any], dict[str, Any] | None]:
+    """The items of a partition a query can answer from, in key order, and the start key left for moto:
+    the sort key's condition applied, the items up to ExclusiveStartKey skipped and, with no legacy
+    QueryFilter, no more than Limit + 1 kept (one past the limit, by which moto knows to give a
+    LastEvaluatedKey), all on the keys' plain values. moto would sort the whole partition with its own
+    comparisons and walk it to the start key for every query: a crawl's partition of 60,000 items made
+    each read of a page of results take about a second."""
+    comparison, bounds, limit, start, forward = args[:5]
+    key = table.range_key_attr
+    if comparison:
+        test = get_comparison_func(comparison)
+        values = [bound.cast_value for bound in bounds]
+        items = [item for item in items if test(item.range_key.cast_value, *values)]
+    items.sort(key=lambda item: item.range_key.cast_value, reverse=not forward)
+    if start and key in start:
+        after = DynamoType(start[key]).cast_value
+        items = [item for item in items
+                 if (item.range_key.cast_value > after if forward else item.range_key.cast_value < after)]
+        start = None
+    if limit and not (set(kwargs) - {"hash_key_conditions", "range_key_conditions"}):
+        items = items[:limit + 1]
+    return items, start

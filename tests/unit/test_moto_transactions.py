@@ -10,6 +10,7 @@ import boto3
 import pytest
 from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
+from moto.dynamodb.models.table import Table
 
 from webcapture.settings import get_settings
 
@@ -61,3 +62,37 @@ def test_a_query_reads_its_partition_only_in_order_page_by_page(aws_resources: N
                             FilterExpression=Attr("n").gt(2))["Items"]
     assert [item["sk"] for item in backwards] == ["x#5", "x#4", "x#3"]
     assert table.query(KeyConditionExpression=Key("pk").eq("job#c"))["Items"] == []
+
+
+def test_a_query_reads_only_its_key_range_page_by_page_either_way(aws_resources: None,
+                                                                  settings_env: pytest.MonkeyPatch,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    settings_env.setenv("JOBS_TABLE", "JobsTable")
+    get_settings.cache_clear()
+    table = boto3.resource("dynamodb").Table(get_settings().jobs_table)
+    for n in range(1, 301):
+        table.put_item(Item={"pk": "job#a", "sk": f"item#{n:05d}", "n": n})
+        table.put_item(Item={"pk": "job#a", "sk": f"result#{n:05d}", "n": n})
+    # moto's own walk to the start key compares every item before it: the emulator skips there itself.
+    monkeypatch.setattr(Table, "_item_comes_before_dct", _unexpected)
+    condition = Key("pk").eq("job#a") & Key("sk").between("result#00011", "result#00290")
+    for forward in (True, False):
+        read: list[int] = []
+        arguments: dict[str, Any] = {"KeyConditionExpression": condition, "Limit": 100,
+                                     "ScanIndexForward": forward}
+        while True:
+            answer = table.query(**arguments)
+            read += [int(item["n"]) for item in answer["Items"]]
+            if "LastEvaluatedKey" not in answer:
+                break
+            arguments["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        assert read == (list(range(11, 291)) if forward else list(range(290, 10, -1)))
+    # Limit counts the items read, before the filter, as in DynamoDB.
+    filtered = table.query(KeyConditionExpression=Key("pk").eq("job#a") & Key("sk").begins_with("result#"),
+                           Limit=5, FilterExpression=Attr("n").gt(3))
+    assert [int(item["n"]) for item in filtered["Items"]] == [4, 5]
+    assert filtered["LastEvaluatedKey"]["sk"] == "result#00005"
+
+
+def _unexpected(*_: Any) -> Any:
+    raise AssertionError("not expected to be called")
