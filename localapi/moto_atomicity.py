@@ -135,8 +135,9 @@ def make_queries_read_their_partition() -> None:
         with _lock:
             partition, start = _key_range(self, list(self.items.get(hash_key, {}).values()), args, kwargs)
             self.all_items = lambda: partition
+            narrowed: tuple[Any, ...] = (*args[:3], start, *args[4:])
             try:
-                return original(self, hash_key, *args[:3], start, *args[4:], **kwargs)
+                return original(self, hash_key, *narrowed, **kwargs)
             finally:
                 del self.all_items
 
