@@ -3,12 +3,16 @@ loopback, watched from its first thousand pages to its last: pages per second an
 function containers for each thousand, then every result read back through paging; written to
 docs/benchmarks.md.
 
-Each page of the site links home and to its ten children (page n to 10n-8 .. 10n+1), so the default
-`maxDepth` of 5 reaches 111,111 pages and `limit` is what ends the crawl. Unlike `bench_fast_path.py
---synthetic`, which times one process's page work, this is the service's own crawl: its bookkeeping
-(DynamoDB items, SQS messages, result pages) against moto's server, its workers in the local API's
-containers. moto keeps every item in its own memory, so the local API process grows with the crawl; what
-AWS would charge for that is docs/crawl-and-map.md's; the containers are the crawl's own memory.
+The site is shaped so that every page costs the same: the start page links to the first WIDTH pages, and
+each other page links home and to the page WIDTH further on, so each page crawled records one new URL and
+the frontier stays WIDTH pages wide (enough for every worker to sweep a share of it) down to `maxDepth`
+20 (20,001 pages). On a site where each page links to ten new ones, the first tenth of a crawl records
+every URL the limit allows (ten per page) and the rest records none, so its pages/s rise as it goes.
+Unlike `bench_fast_path.py --synthetic`, which times one process's page work, this is the service's own
+crawl: its bookkeeping (DynamoDB items, SQS messages, result pages) against moto's server, its workers in
+the local API's containers. moto keeps every item in its own memory, so the local API process grows with
+the crawl (what AWS would charge for those items is docs/crawl-and-map.md's); the containers' memory is
+the crawl's own.
 
     python scripts/bench_crawl_at_size.py [--pages 20000] [--workers 3] [--write-docs]
 """
@@ -35,12 +39,13 @@ from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
 from tests.support.stack_processes import containers_under  # noqa: E402
 
 ADDRESS = "127.0.4.3"
-FAN_OUT = 10
+WIDTH = 1_000
 POLL_S = 1.0
 
 
 class _Site(BaseHTTPRequestHandler):
-    """Page n: a link home and to its FAN_OUT children, a heading and ~3 KB of paragraphs, an ETag."""
+    """Page 1 links to pages 2..WIDTH+1, page n to page 1 and page n+WIDTH; a heading, ~3 KB of
+    paragraphs, an ETag."""
 
     protocol_version = "HTTP/1.1"
 
@@ -53,8 +58,8 @@ class _Site(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         number = int(name)
-        first = FAN_OUT * (number - 1) + 2
-        links = "".join(f"<a href='/p{n}'>page {n}</a> " for n in range(first, first + FAN_OUT))
+        linked = range(2, WIDTH + 2) if number == 1 else [number + WIDTH]
+        links = "".join(f"<a href='/p{n}'>page {n}</a> " for n in linked)
         text = f"<p>Page {number} of the site: a paragraph that a reader reads, then another. </p>" * 40
         body = (f"<!doctype html><title>Page {number}</title><nav><a href='/p1'>home</a> {links}</nav>"
                 f"<main><h1>Page {number}</h1>{text}</main>").encode()
@@ -114,8 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
-    if args.pages < 3_000 or args.pages % 1_000:
-        parser.error("--pages: a multiple of 1,000, at least 3,000")
+    if args.pages < 3_000 or args.pages % 1_000 or args.pages > 20 * WIDTH:
+        parser.error("--pages: a multiple of 1,000 from 3,000 to 20,000")
     site = ThreadingHTTPServer((ADDRESS, 0), _Site)
     site.daemon_threads = True
     threading.Thread(target=site.serve_forever, daemon=True).start()
@@ -130,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         with stack.errors_shown():
             started = time.perf_counter()
             answer = stack.call("POST", "/v1/web/crawl", json={
-                "url": origin + "/p1", "limit": args.pages, "sitemap": "skip", "engine": "http",
-                "maxConcurrency": args.workers, "formats": ["markdown"]})
+                "url": origin + "/p1", "limit": args.pages, "maxDepth": 20, "sitemap": "skip",
+                "engine": "http", "maxConcurrency": args.workers, "formats": ["markdown"]})
             if answer.status_code != 202:
                 raise RuntimeError(f"crawl refused: {answer.status_code} {answer.text[:300]}")
             watch = _Watch(stack, answer.json()["data"]["jobId"], started)
@@ -168,7 +173,8 @@ def _report(args: argparse.Namespace, watch: _Watch, results: list[dict[str, Any
     total_s = watch.samples[-1][0]
     return "\n".join([
         f"`python scripts/bench_crawl_at_size.py --pages {args.pages}`: one crawl with `engine: http` of a "
-        f"synthetic site (each page ~3 KB of text, ten links down and one home) on {ADDRESS}, over the local "
+        f"synthetic site (each page ~3 KB of text; the start page links to {WIDTH:,} pages, every other "
+        f"page to the one {WIDTH:,} further on) on {ADDRESS}, over the local "
         f"API (moto's server, {args.workers} crawl containers, `maxConcurrency: {args.workers}`), its "
         f"progress read every {POLL_S:.0f} s.",
         "",

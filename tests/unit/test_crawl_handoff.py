@@ -8,6 +8,7 @@ whose time runs out passes what is left on as shares, so no page falls back to a
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,8 +18,10 @@ import pytest
 from tests.support.fast_pages import FastPageServer, linking_page, serve_numbered
 from tests.unit.test_crawl_sweep import _crawl, _statuses
 from tests.unit.test_site_crawl_submit import _caller, _remaining, crawl_aws  # noqa: F401 - fixture
+from webcapture import request_scope
 from webcapture.jobs import job_store
 from webcapture.jobs.job_view import job_data
+from webcapture.settings import get_settings
 from webcapture.site import crawl_messages, crawl_sweep
 
 PAGES = 150
@@ -175,9 +178,23 @@ def one_by_one(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.fixture
+def budgets(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The seconds each page a sweep crawled had for itself when it started."""
+    given: list[float] = []
+    real = crawl_sweep.fetched_crawl_page
+
+    def fetching(*args: Any, **kwargs: Any) -> Any:
+        given.append(request_scope.deadline() - time.monotonic())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(crawl_sweep, "fetched_crawl_page", fetching)
+    return given
+
+
+@pytest.fixture
 def short_sweeps(monkeypatch: pytest.MonkeyPatch, one_by_one: list[int]) -> list[int]:
-    """Each worker's time runs out once its sweep has crawled SWEPT pages; answers the pages that ran
-    from their own messages."""
+    """Each worker has less than a page's budget left (5 s) once its sweep has crawled SWEPT pages;
+    answers the pages that ran from their own messages."""
     crawled: Counter[int] = Counter()
     real_crawl = crawl_sweep._crawl_one
 
@@ -188,7 +205,7 @@ def short_sweeps(monkeypatch: pytest.MonkeyPatch, one_by_one: list[int]) -> list
 
     monkeypatch.setattr(crawl_sweep, "_crawl_one", counting)
     monkeypatch.setattr(crawl_sweep.Sweep, "time_left",
-                        lambda plan: 0.0 if crawled[plan.message.index] >= SWEPT else 60.0)
+                        lambda plan: 5.0 if crawled[plan.message.index] >= SWEPT else 60.0)
     return one_by_one
 
 
@@ -208,10 +225,13 @@ def leases(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
 
 def test_a_worker_whose_time_runs_out_hands_its_frontier_and_slot_on_as_a_share(
         site: FastPageServer, crawl_aws: str, short_sweeps: list[int],  # noqa: F811
-        leases: list[str | None]) -> None:
+        leases: list[str | None], budgets: list[float]) -> None:
     crawl, ran, key_hash = _crawl_wide(crawl_aws, site, maxConcurrency=1)
     _whole(crawl)
     assert crawl["completed"] == PAGES and 1000 - _remaining(key_hash) == PAGES == crawl["creditsCost"]
+    # No page was started with less than the budget its own message would give it (a page started with
+    # the sweep's last seconds could fail for want of them).
+    assert len(budgets) == PAGES - 1 and min(budgets) > get_settings().request_budget_ms / 1000 - 1
     # 150 pages, 25 a worker: the start page's worker and five shares, each passed on with the one slot of
     # the host; no page ran from a message of its own.
     assert len(leases) >= PAGES // SWEPT - 1 and None not in leases

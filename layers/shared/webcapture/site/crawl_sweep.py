@@ -8,11 +8,11 @@ incremental crawl kept of them read in two batch reads per 100; each page fetche
 incremental crawl) and converted one after another under one slot of the host, exactly as its message
 would have; the pages they link to recorded (site.crawl_store.claim_found) before their results, which
 are written together (job_store.finish_unclaimed); then the next chunk, until nothing is left or the
-worker's time is spent. A page `auto` renders, one on another host, one whose failure must wait or be
-retried, and whatever is left when the crawl is being cancelled, is enqueued and runs through its own
-message. What is left when the worker's time runs out, or when it lost its slot of the host, is handed on
-as shares (below), the first with the worker's slot if it holds one, so that a crawl longer than one
-worker's time stays swept.
+worker has less than a page's budget left. A page `auto` renders, one on another host, one whose failure
+must wait or be retried, and whatever is left when the crawl is being cancelled, is enqueued and runs
+through its own message. What is left when the worker's time runs out, or when it lost its slot of the
+host, is handed on as shares (below), the first with the worker's slot if it holds one, so that a crawl
+longer than one worker's time stays swept.
 
 Nothing is lost to a worker killed mid-sweep: a page is recorded, marked with the sweeping page's index,
 before its finder's result is written, and the sweeping page's own result is written after the sweep; its
@@ -78,6 +78,11 @@ class Sweep:
     def time_left(self) -> float:
         return self.deadline - time.monotonic()
 
+    def has_a_page_budget(self) -> bool:
+        """Whether a page started now gets the whole budget its own message would give it: one started
+        with less could fail for want of the sweep's time, not its own."""
+        return self.time_left() >= get_settings().request_budget_ms / 1000
+
 
 @dataclass(frozen=True)
 class Crawled:
@@ -114,7 +119,7 @@ def sweep(plan: Sweep, frontier: list[Claimed], lease: HostLease | None = None) 
             job = job_store.get_job(plan.message.job_id)
             if job is None or job.status in STOPPING:
                 break  # a cancelled crawl's pages finish as cancelled, through their messages
-            if plan.time_left() <= 0 or slot.lease is None:
+            if not plan.has_a_page_budget() or slot.lease is None:
                 # The time is spent, or the slot was lost (another worker took it while it was renewed):
                 # the rest waits its turn in the queue, still to be swept.
                 frontier = _pass_on(plan, frontier, slot)
@@ -224,7 +229,7 @@ def _crawled(plan: Sweep, chunk: list[Claimed], slot: _Slot,
     crawled: list[Crawled] = []
     reached = 0
     for page in ours:
-        if plan.time_left() <= 0 or not slot.renewed():
+        if not plan.has_a_page_budget() or not slot.renewed():
             break
         reached += 1
         done = _crawl_one(plan, page, earlier.get(page.url))
