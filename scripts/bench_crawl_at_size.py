@@ -33,6 +33,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from scripts.bench_fast_path import send_numbered_page  # noqa: E402
 from scripts.benchmark_docs import write_block  # noqa: E402
 from tests.support.jobs_client import FINAL, all_results, job  # noqa: E402
 from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
@@ -63,12 +64,7 @@ class _Site(BaseHTTPRequestHandler):
         text = f"<p>Page {number} of the site: a paragraph that a reader reads, then another. </p>" * 40
         body = (f"<!doctype html><title>Page {number}</title><nav><a href='/p1'>home</a> {links}</nav>"
                 f"<main><h1>Page {number}</h1>{text}</main>").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("ETag", f'"{number}"')
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_numbered_page(self, number, body)
 
 
 def _rss_mb(pids: list[int]) -> list[float]:

@@ -172,12 +172,17 @@ class _Synthetic(BaseHTTPRequestHandler):
         text = f"<p>Page {number} of the synthetic site: a paragraph a reader reads. </p>" * 60
         body = (f"<!doctype html><title>Page {number}</title><nav>{links}</nav><main><h1>Page {number}</h1>"
                 f"{text}</main>").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("ETag", f'"{number}"')
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_numbered_page(self, number, body)
+
+
+def send_numbered_page(handler: BaseHTTPRequestHandler, number: int, body: bytes) -> None:
+    """A synthetic site's page n: HTML with its number as ETag."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/html; charset=utf-8")
+    handler.send_header("ETag", f'"{number}"')
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
 
 
 def _rss_mb() -> float:
