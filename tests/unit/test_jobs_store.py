@@ -28,8 +28,11 @@ def test_the_whole_batch_is_reserved_at_once_or_not_at_all(jobs_aws: dict[str, s
     _, record = api_keys.create_key("user-1", "k", remaining=10)
     job = job_store.create_job(new_job(caller_of(record), 7))
     assert (job.reserved, remaining(record)) == (7, 3)
-    with pytest.raises(UsageExceeded):
+    with pytest.raises(UsageExceeded) as refused:
         job_store.create_job(new_job(caller_of(record), 4))
+    assert refused.value.message == ("Not enough credits for this batch: it reserves 4 (every item's cost; "
+                                     "what is not used is given back), and the key has 3 left. Send fewer "
+                                     "items, or use a key with more credits")
     assert remaining(record) == 3
     assert job_store.get_job("00000000-0000-4000-8000-000000000004") is None
 

@@ -191,9 +191,12 @@ def test_credits_reserved_at_submit_and_the_unused_given_back_once(
     assert _remaining(record.item["id"]) == 94
     assert settle_crawl(job_id) is None  # once only
     assert _remaining(record.item["id"]) == 94
-    with pytest.raises(UsageExceeded):
+    with pytest.raises(UsageExceeded) as refused:
         job_store.create_job(NewJob(job_id="00000000-0000-4000-8000-000000000002", caller=caller,
                                     operation="crawl", total=1, cost_each=1, webhook=None, reserve=100))
+    # What it reserves, what is left and what to change: a user who asked for a large limit knows why.
+    assert "it reserves 100" in refused.value.message
+    assert "the key has 94 left. Lower limit" in refused.value.message
     assert _remaining(record.item["id"]) == 94
     assert unused_credits(60, 20, 6) == 0 and unused_credits(60, 0, 6) == 60
 

@@ -276,15 +276,22 @@ def create_job(new: NewJob) -> Job:
         key_refusal = record.refusal(now)
         if key_refusal is not None:
             raise key_refusal
-        has_limit = record.item.get("remaining") is not None
-        if has_limit == limited:
-            raise UsageExceeded(f"Not enough credits for this {_kind(new)}: it costs {cost}")
-        limited = has_limit  # the authorizer's hint was stale; the other form once more
-    raise UsageExceeded(f"Not enough credits for this {_kind(new)}: it costs {cost}")
+        remaining = record.item.get("remaining")
+        if (remaining is not None) == limited:
+            raise _not_enough(new, cost, remaining)
+        limited = remaining is not None  # the authorizer's hint was stale; the other form once more
+    raise _not_enough(new, cost, None)
 
 
-def _kind(new: NewJob) -> str:
-    return "crawl" if new.operation == "crawl" else "batch"
+def _not_enough(new: NewJob, cost: int, remaining: Any) -> UsageExceeded:
+    """The refusal, with what the job reserves, what the key has left and what to change."""
+    left = "" if remaining is None else f", and the key has {int(remaining)} left"
+    if new.operation == "crawl":
+        return UsageExceeded(f"Not enough credits for this crawl: it reserves {cost} (its limit times a "
+                             f"page's cost; what it does not use is given back){left}. Lower limit, or use "
+                             "a key with more credits")
+    return UsageExceeded(f"Not enough credits for this batch: it reserves {cost} (every item's cost; what is "
+                         f"not used is given back){left}. Send fewer items, or use a key with more credits")
 
 
 def _key_record(key_hash: str) -> ApiKeyRecord | None:
