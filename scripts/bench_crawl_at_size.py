@@ -14,7 +14,7 @@ the local API's containers. moto keeps every item in its own memory, so the loca
 the crawl (what AWS would charge for those items is docs/crawl-and-map.md's); the containers' memory is
 the crawl's own.
 
-    python scripts/bench_crawl_at_size.py [--pages 20000] [--workers 3] [--write-docs]
+    python scripts/bench_crawl_at_size.py [--pages 20000] [--workers 3] [--samples] [--write-docs]
 """
 
 from __future__ import annotations
@@ -114,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--samples", action="store_true",
+                        help="also print every sample: seconds, pages completed, the RSS figures in MB")
     args = parser.parse_args(argv)
     if args.pages < 3_000 or args.pages % 1_000 or args.pages > 20 * WIDTH:
         parser.error("--pages: a multiple of 1,000 from 3,000 to 20,000")
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         stack.stop()
         site.shutdown()
         site.server_close()
-    if os.environ.get("BENCH_SAMPLES"):
+    if args.samples:
         print("\n".join(f"{t:.1f} {done} {crawl:.0f} {api:.0f}" for t, done, crawl, api in watch.samples))
     text = _report(args, watch, results, read_s)
     print(text)
