@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from scripts.bench_fast_path import send_numbered_page  # noqa: E402
 from scripts.benchmark_docs import write_block  # noqa: E402
-from tests.support.jobs_client import FINAL, all_results, job  # noqa: E402
+from tests.support.jobs_client import all_results, job, settled  # noqa: E402
 from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
 from tests.support.stack_processes import containers_under  # noqa: E402
 
@@ -96,8 +96,7 @@ class _Watch:
             containers = _rss_mb(containers_under(root, "CrawlFunction"))
             self.samples.append((time.perf_counter() - self.started, int(data["completed"]),
                                  max(containers, default=0.0), sum(_rss_mb([root]))))
-            settled = data["completed"] + data["failed"] + data["cancelled"] == data["total"]
-            if data["status"] in FINAL and settled:
+            if settled(data):
                 self.final = data
                 return
             time.sleep(POLL_S)

@@ -32,12 +32,17 @@ def job(api: LocalApi, job_id: str, key: str | None = None, **params: Any) -> di
     return data
 
 
+def settled(data: dict[str, Any]) -> bool:
+    """Whether the job (GET /v1/jobs/{id}'s data) has its final status and every item its result."""
+    return data["status"] in FINAL and data["completed"] + data["failed"] + data["cancelled"] == data["total"]
+
+
 def wait_until_settled(api: LocalApi, job_id: str, give_up_s: float, key: str | None = None) -> dict[str, Any]:
     """The job once it has its final status and every item its result (a wait bound, not a timed check)."""
     deadline = time.monotonic() + give_up_s
     while True:
         data = job(api, job_id, key, limit=1)
-        if data["status"] in FINAL and data["completed"] + data["failed"] + data["cancelled"] == data["total"]:
+        if settled(data):
             return data
         if time.monotonic() > deadline:
             raise AssertionError(f"job {job_id} did not settle: {data}")
