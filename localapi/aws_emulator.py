@@ -14,6 +14,7 @@ from moto.server import ThreadedMotoServer
 from localapi.cfn_template import Resolver
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
 from localapi.moto_dynamodb_answers import make_item_answers_plain_json
+from localapi.moto_routing import make_backend_lookup_once_per_host
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
 
 LOCAL_REGION = "us-east-1"
@@ -45,6 +46,7 @@ class AwsEmulator:
         make_dynamodb_writes_atomic()
         make_item_answers_plain_json()
         make_sqs_message_clock_cheap()
+        make_backend_lookup_once_per_host()
         self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
         self._server.start()
         self.port = self._server.get_host_and_port()[1]

@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ def _f1(a: str, b: str) -> float:
 
 def _crawl(api: LocalApi, url: str, pages: int, engine: str, **more: Any,
            ) -> tuple[float, dict[str, str], dict[str, Any]]:
+    cpu_before = _cpu_split(api.process.pid)
     started = time.perf_counter()
     answer = api.call("POST", "/v1/web/crawl", json={"url": url, "limit": pages, "sitemap": "skip",
                                                      "maxConcurrency": 3, "engine": engine, **more})
@@ -86,12 +88,59 @@ def _crawl(api: LocalApi, url: str, pages: int, engine: str, **more: Any,
             if attempt == 59:
                 raise
             time.sleep(10)
-    seconds = time.perf_counter() - started
+    polled = time.perf_counter() - started
+    cpu = [after - before for before, after in zip(cpu_before, _cpu_split(api.process.pid), strict=True)]
+    # The crawl's own record times it: from its creation to the write that made it final. A status read
+    # every 0.5 s would add up to half a second to a re-crawl of one or two, and reading more often
+    # loads the machine the crawl runs on.
+    seconds = _seconds_between(job["createdAt"], job["updatedAt"])
+    if not 0 < seconds <= polled:
+        raise RuntimeError(f"crawl {job_id}: createdAt..updatedAt {seconds:.3f} s, polled {polled:.3f} s")
     markdown = {r["data"]["url"]: r["data"].get("markdown", "") for r in all_results(api, job_id, 100)
                 if "data" in r}
     engines = Counter(r["data"].get("metadata", {}).get("engine") for r in all_results(api, job_id, 100)
                       if "data" in r)
-    return seconds, markdown, {"job": job, "engines": dict(engines), "id": job_id}
+    return seconds, markdown, {"job": job, "engines": dict(engines), "id": job_id, "cpu": cpu}
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user and system) a process has used so far; 0 once it has ended."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_split(local_api_pid: int) -> tuple[float, float]:
+    """CPU seconds so far of the local API's own process (moto's DynamoDB, SQS and S3, the emulated
+    gateway and pollers: one Python process) and of the processes under it (the function containers and
+    their browsers), each counted while it lives."""
+    return _cpu_s(local_api_pid), sum(map(_cpu_s, _descendants(local_api_pid)))
+
+
+def _descendants(pid: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:  # it ended meanwhile
+                continue
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def _seconds_between(created: str, final: str) -> float:
+    """Seconds between two of the service's timestamps (ISO 8601 UTC with milliseconds and `Z`)."""
+    moments = [datetime.fromisoformat(stamp.replace("Z", "+00:00")) for stamp in (created, final)]
+    return (moments[1] - moments[0]).total_seconds()
 
 
 # One page answered by a fresh interpreter, as a cold function would: the imports a crawl worker and the
@@ -304,10 +353,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"({statistics.median(http_ms) / statistics.median(browser_ms):.3f}x)", flush=True)
             if "crawl" in parts:
                 auto_s, auto_md, auto_info = _crawl(stack, start, args.pages, "auto")
-                print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}", flush=True)
+                print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}; CPU s (local API, containers) "
+                      f"{auto_info['cpu']}", flush=True)
                 since_s, _, since_info = _crawl(stack, start, args.pages, "auto", since=auto_info["id"])
                 print(f"re-crawl since: {since_s:.1f} s ({auto_s / since_s:.1f}x faster) "
-                      f"{since_info['job'].get('changes')} credits {since_info['job'].get('creditsCost')}",
+                      f"{since_info['job'].get('changes')} credits {since_info['job'].get('creditsCost')}; "
+                      f"CPU s (local API, containers) {since_info['cpu']}",
                       flush=True)
             if "browser-crawl" in parts:
                 browser_s, browser_md, browser_info = _crawl(stack, start, args.pages, "browser")
@@ -357,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{browser_median:.0f} ms | {http_median:.0f} ms | {http_median / browser_median:.3f}x | "
         f"<= {MARKDOWN_TARGET}x |",
         f"| re-crawl with `since` the `auto` crawl, nothing changed (vs that first crawl) | | "
-        f"{since_s:.1f} s "
+        f"{since_s:.2f} s "
         f"vs {auto_s:.1f} s; {since_cost} credits (first: {first_cost}) | {auto_s / since_s:.1f}x faster | "
         f">= {SINCE_TARGET:.0f}x, free |",
         f"| fresh process: imports of the crawl worker and the endpoints' operations, median of "
@@ -370,7 +421,11 @@ def main(argv: list[str] | None = None) -> int:
         f"request path around it), median of {args.runs}, median of the {args.cold_runs} processes | "
         f"{cb[4] * 1000:.0f} ms | {ch[4] * 1000:.0f} ms | {ch[4] / cb[4]:.3f}x | |",
         "",
-        f"The re-crawl's changes: {changes}.",
+        f"The re-crawl's changes: {changes}. CPU while each crawl ran, the local API's own process "
+        "(moto's DynamoDB and SQS, the emulated gateway and pollers: one Python process) and the function "
+        "containers: "
+        f"the `auto` crawl {auto_info['cpu'][0]:.2f} s and {auto_info['cpu'][1]:.2f} s in {auto_s:.1f} s; "
+        f"the re-crawl {since_info['cpu'][0]:.2f} s and {since_info['cpu'][1]:.2f} s in {since_s:.2f} s.",
         "",
         *comparison,
         "",
