@@ -181,6 +181,12 @@ bench-fast-path: install
 bench-crawl-size: install
 	$(BIN)/python scripts/bench_crawl_at_size.py --write-docs $(ARGS)
 
+# The local API's DynamoDB reading back a 20,000-page crawl's results, key order kept between reads against
+# a walk at each read (scripts/bench_moto_queries.py), in turns.
+.PHONY: bench-moto-queries
+bench-moto-queries: $(STAMP)
+	$(BIN)/python scripts/bench_moto_queries.py --write-docs $(ARGS)
+
 # The Markdown step of this tree against a git revision's (BASE=main), CPU and output side by side, on
 # Debian's documentation pages (scripts/bench_markdown_step.py); it fails when any page's Markdown differs.
 .PHONY: bench-markdown-step

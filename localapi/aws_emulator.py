@@ -14,6 +14,7 @@ from moto.server import ThreadedMotoServer
 from localapi.cfn_template import Resolver
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
 from localapi.moto_dynamodb_answers import make_item_answers_plain_json
+from localapi.moto_queries import make_queries_read_their_partition
 from localapi.moto_routing import make_backend_lookup_once_per_host
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
 
@@ -44,6 +45,7 @@ class AwsEmulator:
             self.port = urlsplit(self.external_endpoint).port or 80
             return
         make_dynamodb_writes_atomic()
+        make_queries_read_their_partition()
         make_item_answers_plain_json()
         make_sqs_message_clock_cheap()
         make_backend_lookup_once_per_host()

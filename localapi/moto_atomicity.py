@@ -14,7 +14,6 @@ from collections import defaultdict
 from typing import Any
 
 import moto.dynamodb.models as moto_models
-from moto.dynamodb.comparisons import get_comparison_func
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
@@ -27,29 +26,51 @@ _WRITES = ("put_item", "update_item", "delete_item", "transact_write_items")
 # half-applied items that real DynamoDB never shows. Holding the same (re-entrant) lock for the whole
 # request closes that gap.
 _HANDLER_CALLS = ("update_item", "get_item", "batch_get_item", "transact_get_items", "query", "scan")
-_lock = threading.RLock()
+WRITES_LOCK = threading.RLock()
+_lock = WRITES_LOCK
+# Writes each table has taken (by its name), counted under the lock with the write: what a query's cached
+# order of a partition's keys is checked against (localapi/moto_queries.py).
+table_writes: defaultdict[str, int] = defaultdict(int)
 _applied = False
 _transactions_patched = False
-_queries_patched = False
 
 
 def make_dynamodb_writes_atomic() -> None:
     global _applied
     if _applied:
         return
-    for owner, names in ((DynamoDBBackend, _WRITES), (DynamoHandler, _HANDLER_CALLS)):
-        for name in names:
-            original = getattr(owner, name)
+    for name in _HANDLER_CALLS:
+        original = getattr(DynamoHandler, name)
 
-            @functools.wraps(original)
-            def serialised(*args: Any, __original: Any = original, **kwargs: Any) -> Any:
-                with _lock:
+        @functools.wraps(original)
+        def serialised(*args: Any, __original: Any = original, **kwargs: Any) -> Any:
+            with _lock:
+                return __original(*args, **kwargs)
+
+        setattr(DynamoHandler, name, serialised)
+    for name in _WRITES:
+        original = getattr(DynamoDBBackend, name)
+
+        @functools.wraps(original)
+        def counted(*args: Any, __original: Any = original, __name: str = name, **kwargs: Any) -> Any:
+            with _lock:
+                try:
                     return __original(*args, **kwargs)
+                finally:
+                    for table in _tables_written(__name, args, kwargs):
+                        table_writes[table] += 1
 
-            setattr(owner, name, serialised)
+        setattr(DynamoDBBackend, name, counted)
     _applied = True
     make_transactions_copy_only_their_items()
-    make_queries_read_their_partition()
+
+
+def _tables_written(operation: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """The tables a backend write names (its arguments after the backend itself)."""
+    if operation == "transact_write_items":
+        entries = args[1] if len(args) > 1 else kwargs.get("transact_items", [])
+        return [str(next(iter(entry.values())).get("TableName", "")) for entry in entries]
+    return [str(args[1] if len(args) > 1 else kwargs.get("table_name", ""))]
 
 
 class _TouchedItemsCopy:
@@ -114,57 +135,3 @@ def make_transactions_copy_only_their_items() -> None:
 
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     _transactions_patched = True
-
-
-def make_queries_read_their_partition() -> None:
-    """Query reads the partition it names, as DynamoDB does, rather than sorting every item of the table
-    and keeping that partition's (moto's Table.query on a table without an index named): a jobs table
-    holding thousands of results otherwise makes every page of results, and every crawl's read of its
-    URLs, cost the whole table. The writes' lock is held around the handler's query, so the table's
-    shadowed `all_items` is seen by that query alone."""
-    global _queries_patched
-    if _queries_patched:
-        return
-    original = Table.query
-
-    @functools.wraps(original)
-    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
-        index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
-        if index_name or not self.range_key_attr or hash_key is None or len(args) < 5:
-            return original(self, hash_key, *args, **kwargs)
-        with _lock:
-            partition, start = _key_range(self, list(self.items.get(hash_key, {}).values()), args, kwargs)
-            self.all_items = lambda: partition
-            narrowed: tuple[Any, ...] = (*args[:3], start, *args[4:])
-            try:
-                return original(self, hash_key, *narrowed, **kwargs)
-            finally:
-                del self.all_items
-
-    Table.query = query  # type: ignore[method-assign]
-    _queries_patched = True
-
-
-def _key_range(table: Any, items: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any],
-               ) -> tuple[list[Any], dict[str, Any] | None]:
-    """The items of a partition a query can answer from, in key order, and the start key left for moto:
-    the sort key's condition applied, the items up to ExclusiveStartKey skipped and, with no legacy
-    QueryFilter, no more than Limit + 1 kept (one past the limit, by which moto knows to give a
-    LastEvaluatedKey), all on the keys' plain values. moto would sort the whole partition with its own
-    comparisons and walk it to the start key for every query: a crawl's partition of 60,000 items made
-    each read of a page of results take about a second."""
-    comparison, bounds, limit, start, forward = args[:5]
-    key = table.range_key_attr
-    if comparison:
-        test = get_comparison_func(comparison)
-        values = [bound.cast_value for bound in bounds]
-        items = [item for item in items if test(item.range_key.cast_value, *values)]
-    items.sort(key=lambda item: item.range_key.cast_value, reverse=not forward)
-    if start and key in start:
-        after = DynamoType(start[key]).cast_value
-        items = [item for item in items
-                 if (item.range_key.cast_value > after if forward else item.range_key.cast_value < after)]
-        start = None
-    if limit and not (set(kwargs) - {"hash_key_conditions", "range_key_conditions"}):
-        items = items[:limit + 1]
-    return items, start

@@ -14,6 +14,7 @@ from localapi.aws_emulator import create_template_resources
 from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
 from localapi.moto_dynamodb_answers import make_item_answers_plain_json
+from localapi.moto_queries import make_queries_read_their_partition
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
 from tests.support.fixture_server import stop_server
 from tests.support.stack_stores import stores_environment
@@ -32,6 +33,7 @@ for _name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE")
     os.environ.pop(_name, None)
 
 make_dynamodb_writes_atomic()
+make_queries_read_their_partition()
 make_item_answers_plain_json()
 make_sqs_message_clock_cheap()
 
