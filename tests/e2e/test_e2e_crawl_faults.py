@@ -32,7 +32,9 @@ KILLS = 6
 @pytest.fixture(scope="module")
 def site() -> Iterator[CrawlSite]:
     canary = CanaryServer("127.0.0.3")
-    served = CrawlSite(canary=f"127.0.0.3:{canary.port}")
+    # Pages that take 0.1 s: the crawl lasts several seconds, so the kills land while workers sweep it
+    # (80 fast pages were swept in about a second, sometimes before the third kill).
+    served = CrawlSite(canary=f"127.0.0.3:{canary.port}", page_delay_s=0.1)
     yield served
     served.stop()
     canary.stop()
@@ -57,8 +59,7 @@ def test_workers_killed_at_random_lose_no_page_and_charge_none_twice(api: LocalA
     assert answer.status_code == 202, answer.text
     job_id = answer.json()["data"]["jobId"]
 
-    # A fetched crawl's pages are swept by a few workers, 80 of them in seconds: the kills come every
-    # 0.5-1.5 s, so that most land while workers sweep.
+    # The kills come every 0.5-1.5 s, so that most land while workers sweep the slow pages.
     kills = kill_workers_while_it_runs(api, job_id, "CrawlFunction", KILLS, seed=18, every_s=(0.5, 1.5))
     assert len(kills) >= KILLS // 2, f"only {len(kills)} kills before the crawl ended"
 

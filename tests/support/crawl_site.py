@@ -18,7 +18,9 @@ from nowhere else and listed in no sitemap, so a crawl of `/` never sees it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 from tests.support.sample_site import (
     LEVEL_SIZES,
@@ -50,6 +52,9 @@ class CrawlSite:
     canary: str  # host:port of the internal service
     level_sizes: tuple[int, ...] = LEVEL_SIZES
     many: int = 0  # pages under /many/
+    # Each HTML page's body comes this much after its headers: a crawl that lasts, for tests that act
+    # while it runs (a fetched crawl of 80 fast pages ends in about a second).
+    page_delay_s: float = 0.0
     site: SampleSite = field(init=False)
     servers: list[SiteServer] = field(default_factory=list)
 
@@ -61,6 +66,9 @@ class CrawlSite:
             pages = [f"/many/p{n}.html" for n in range(self.many)]
             routes["/many/"] = _html("Many", [(path, f"Page {path}") for path in pages])
             routes.update({path: _html(f"Page {path}", []) for path in pages})
+        if self.page_delay_s:
+            routes = {path: _slowed(route, self.page_delay_s) if _is_html(route) else route
+                      for path, route in routes.items()}
         self.main = SiteServer(routes)
         self.other = SiteServer({"/landing": _html("Elsewhere", [])}, address=OTHER_ADDRESS)
         self.servers = [self.main, self.other]
@@ -82,3 +90,18 @@ class CrawlSite:
     def stop(self) -> None:
         for server in self.servers:
             server.stop()
+
+
+def _is_html(route: Route) -> bool:
+    return any(name == "Content-Type" and value.startswith("text/html") for name, value in route.headers)
+
+
+def _slowed(route: Route, delay_s: float) -> Route:
+    """The route with its body sent `delay_s` after its headers."""
+    body = route.body
+
+    def pieces() -> Iterable[bytes]:
+        time.sleep(delay_s)
+        yield from (body() if callable(body) else [body])
+
+    return replace(route, body=pieces)
