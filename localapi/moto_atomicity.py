@@ -27,7 +27,6 @@ _WRITES = ("put_item", "update_item", "delete_item", "transact_write_items")
 # request closes that gap.
 _HANDLER_CALLS = ("update_item", "get_item", "batch_get_item", "transact_get_items", "query", "scan")
 WRITES_LOCK = threading.RLock()
-_lock = WRITES_LOCK
 # Writes each table has taken (by its name), counted under the lock with the write: what a query's cached
 # order of a partition's keys is checked against (localapi/moto_queries.py).
 table_writes: defaultdict[str, int] = defaultdict(int)
@@ -44,7 +43,7 @@ def make_dynamodb_writes_atomic() -> None:
 
         @functools.wraps(original)
         def serialised(*args: Any, __original: Any = original, **kwargs: Any) -> Any:
-            with _lock:
+            with WRITES_LOCK:
                 return __original(*args, **kwargs)
 
         setattr(DynamoHandler, name, serialised)
@@ -53,7 +52,7 @@ def make_dynamodb_writes_atomic() -> None:
 
         @functools.wraps(original)
         def counted(*args: Any, __original: Any = original, __name: str = name, **kwargs: Any) -> Any:
-            with _lock:
+            with WRITES_LOCK:
                 try:
                     return __original(*args, **kwargs)
                 finally:
@@ -126,7 +125,7 @@ def make_transactions_copy_only_their_items() -> None:
         for entry in transact_items:
             operation = next(iter(entry.values()))
             keys[operation.get("TableName", "")].append(operation.get("Key") or operation.get("Item") or {})
-        with _lock:
+        with WRITES_LOCK:
             moto_models.copy = _TouchedItemsCopy(keys)  # type: ignore[attr-defined,assignment]
             try:
                 return original(self, transact_items)

@@ -61,7 +61,7 @@ def make_queries_read_their_partition() -> None:
         index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
         if index_name or not self.range_key_attr or hash_key is None or len(args) < 5:
             return original(self, hash_key, *args, **kwargs)
-        with WRITES_LOCK:
+        with WRITES_LOCK:  # no write between the order's check and moto's pass, which alone sees all_items
             partition = self.items.get(hash_key, {})
             order = _order(self.name, hash_key, partition) if keep_orders else None
             found = None if order is None else _sorted_range(self, order, args, kwargs)

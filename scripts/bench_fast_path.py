@@ -50,6 +50,7 @@ from scripts.crawl_fidelity import compare, summary, target_row  # noqa: E402
 from tests.support.docs_site import PYTHON_DOCS, DocsServer  # noqa: E402
 from tests.support.jobs_client import all_results, wait_until_settled  # noqa: E402
 from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
+from webcapture.browser.launch import processes  # noqa: E402
 
 ADDRESS = "127.0.4.2"
 CRAWL_TARGET = 10.0
@@ -117,24 +118,7 @@ def _cpu_split(local_api_pid: int) -> tuple[float, float]:
     """CPU seconds so far of the local API's own process (moto's DynamoDB, SQS and S3, the emulated
     gateway and pollers: one Python process) and of the processes under it (the function containers and
     their browsers), each counted while it lives."""
-    return _cpu_s(local_api_pid), sum(map(_cpu_s, _descendants(local_api_pid)))
-
-
-def _descendants(pid: int) -> list[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:  # it ended meanwhile
-                continue
-    found, frontier = [], [pid]
-    while frontier:
-        children = [child for child, parent in parents.items() if parent in frontier]
-        found += children
-        frontier = children
-    return found
+    return _cpu_s(local_api_pid), sum(map(_cpu_s, processes.descendants(local_api_pid)))
 
 
 def _seconds_between(created: str, final: str) -> float:
