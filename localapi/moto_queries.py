@@ -42,8 +42,7 @@ class _Order:
     writes: int
     size: int
     values: list[Any] = field(default_factory=list)  # the range keys' plain values, ascending
-    keys: list[Any] = field(default_factory=list)  # the partition's own keys, in the same order
-    sorted: bool = False
+    keys: list[Any] | None = None  # the partition's own keys in the same order; None until sorted
 
 
 _orders: dict[tuple[str, Any], _Order] = {}
@@ -89,10 +88,9 @@ def _order(table_name: str, hash_key: Any, partition: dict[Any, Any]) -> _Order 
         while len(_orders) > KEPT_ORDERS:
             del _orders[next(iter(_orders))]
         return None
-    if not kept.sorted:
-        ordered = sorted(partition, key=lambda key: partition[key].range_key.cast_value)
-        kept.values = [partition[key].range_key.cast_value for key in ordered]
-        kept.keys, kept.sorted = ordered, True
+    if kept.keys is None:
+        kept.keys = sorted(partition, key=lambda key: partition[key].range_key.cast_value)
+        kept.values = [partition[key].range_key.cast_value for key in kept.keys]
     return kept
 
 
@@ -116,6 +114,7 @@ def _sorted_range(table: Any, order: _Order, args: tuple[Any, ...], kwargs: dict
         return None
     if limit and not (set(kwargs) - {"hash_key_conditions", "range_key_conditions"}):
         low, high = (low, min(high, low + limit + 1)) if forward else (max(low, high - limit - 1), high)
+    assert order.keys is not None  # _order answers sorted orders only
     keys = order.keys[low:high] if forward else order.keys[low:high][::-1]
     return [order.partition[key] for key in keys], start
 

@@ -42,7 +42,7 @@ def test_each_service_reaches_its_backend_and_moto_looks_each_host_up_once(
         return _MOTO_OWN(self, host)
 
     # What the memo calls on a host it has not seen: moto's own lookup, counted.
-    monkeypatch.setattr(moto_routing, "_moto_lookup", counted, raising=False)
+    monkeypatch.setattr(moto_routing, "_moto_lookup", counted)
     dynamodb, sqs, s3 = _client("dynamodb", server), _client("sqs", server), _client("s3", server)
     for round_ in range(3):
         dynamodb.create_table(TableName=f"t{round_}", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
