@@ -5,6 +5,7 @@ in turns, and whether the two produced the same Markdown for every page (main co
 
     python scripts/bench_markdown_step.py [--base main] [--rounds 3] [--write-docs --note "..."]
     python scripts/bench_markdown_step.py --only /usr/share/doc/python3.11/html/library/json.html --repeat 20
+    python scripts/bench_markdown_step.py --crawl-page   # what a crawled page does: Markdown and links
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ pages = (sorted(glob.glob("/usr/share/doc/sphinx-doc/html/**/*.html", recursive=
 """
 _RUN = """
 import hashlib, json, sys, time
-from webcapture.content.markdown import html_to_markdown
-only, repeat = json.loads(sys.argv[1]), int(sys.argv[2])
+from webcapture.content.markdown import html_to_markdown, markdown_and_links
+only, repeat, crawl_page = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
 pages = only or pages
 cpu, digests = 0.0, {}
 for path in pages:
@@ -43,17 +44,22 @@ for path in pages:
     for main in (True, False):
         for _ in range(repeat):
             started = time.process_time()
-            markdown = html_to_markdown(html, "http://127.0.0.1/" + path, only_main_content=main)
+            if crawl_page:  # its links read from the same parse, as a crawl's page is (both in the digest)
+                markdown, links = markdown_and_links(html, "http://127.0.0.1/" + path, only_main_content=main)
+                markdown = "\n".join(links) + "\n" + markdown
+            else:
+                markdown = html_to_markdown(html, "http://127.0.0.1/" + path, only_main_content=main)
             cpu += time.process_time() - started
         digests[f"{path} {main}"] = hashlib.sha256(markdown.encode()).hexdigest()
 print(json.dumps({"cpu": cpu, "pages": len(pages), "digests": digests}))
 """
 
 
-def _run(shared: Path, only: list[str], repeat: int) -> dict[str, object]:
+def _run(shared: Path, only: list[str], repeat: int, crawl_page: bool) -> dict[str, object]:
     env = {"PYTHONPATH": str(shared), "PATH": "/usr/bin:/bin"}
     script = ("pages = []\n" if only else _PAGES) + _RUN
-    ran = subprocess.run([sys.executable, "-c", script, json.dumps(only), str(repeat)], env=env,
+    ran = subprocess.run([sys.executable, "-c", script, json.dumps(only), str(repeat),
+                          "1" if crawl_page else "0"], env=env,
                          capture_output=True, text=True, check=True)
     answer: dict[str, object] = json.loads(ran.stdout.splitlines()[-1])
     return answer
@@ -65,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", action="append", default=[], help="these pages instead (repeatable)")
     parser.add_argument("--repeat", type=int, default=1, help="convert each page this many times a round")
+    parser.add_argument("--crawl-page", action="store_true",
+                        help="each page's Markdown and links from one parse, as a crawl's page (links compared too)")
     parser.add_argument("--write-docs", action="store_true", help="the result into docs/benchmarks.md")
     parser.add_argument("--note", default="", help="what the base is, said in the docs with the result")
     args = parser.parse_args(argv)
@@ -79,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[str, list[dict[str, object]]] = {name: [] for name in trees}
         for _ in range(args.rounds):
             for name, shared in trees.items():
-                runs[name].append(_run(shared, args.only, args.repeat))
+                runs[name].append(_run(shared, args.only, args.repeat, args.crawl_page))
     base, new = runs[args.base], runs["this tree"]
     digests_base, digests_new = base[0]["digests"], new[0]["digests"]
     assert isinstance(digests_base, dict) and isinstance(digests_new, dict)
@@ -87,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu_base = statistics.median(float(str(run["cpu"])) for run in base)
     cpu_new = statistics.median(float(str(run["cpu"])) for run in new)
     result = (f"{base[0]['pages']} pages, main content and whole page each"
+              + (", as a crawl's page (Markdown and links)" if args.crawl_page else "")
               + (f", {args.repeat} times" if args.repeat != 1 else "")
               + f": {args.base} {cpu_base:.2f} s CPU, this tree {cpu_new:.2f} s CPU "
               f"({cpu_new / cpu_base:.2f}x; median of {args.rounds} rounds, in turns); "
@@ -97,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         load = "-".join(f"{value:.0f}" for value in sorted({os.getloadavg()[0], os.getloadavg()[2]}))
         command = f"python scripts/bench_markdown_step.py --base {args.base} --rounds {args.rounds}"
         note = f"{args.note}; " if args.note else ""
-        write_block("markdown-step", f"`{command}` ({note}load average {load}): {result}.")
+        block = "markdown-step-crawl-page" if args.crawl_page else "markdown-step"
+        command += " --crawl-page" if args.crawl_page else ""
+        write_block(block, f"`{command}` ({note}load average {load}): {result}.")
     return 1 if differ else 0
 
 

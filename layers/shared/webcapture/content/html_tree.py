@@ -16,6 +16,7 @@ from bs4.element import NavigableString, PreformattedString
 from lxml import etree
 from lxml.html import HtmlElement, HTMLParser, document_fromstring
 
+from webcapture.content.link_resolution import resolver_for
 from webcapture.content.visibility import NON_CONTENT_TAGS, TELLING_ATTRS, hides
 
 LINK_SCHEMES = ("http", "https", "mailto", "tel")
@@ -123,15 +124,15 @@ def tree_links(tree: HtmlElement, page_url: str) -> list[str]:
             with suppress(ValueError):  # an href no URL parser reads: the page's own URL stays the base
                 base = urljoin(page_url, href.strip())
             break
+    resolve = resolver_for(base).resolve
     links: list[str] = []
     for element in tree.iter("a", "area"):
         href = (element.get("href") or "").strip()
         if not href or href.startswith("#"):
             continue
-        try:
-            links.append(urljoin(base, href))
-        except ValueError:  # "http://[::1" and the like
-            continue
+        resolved = resolve(href)
+        if resolved is not None:  # None: "http://[::1" and the like
+            links.append(resolved[0])
     return links
 
 
@@ -150,7 +151,7 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
     for element in (*telling, *tree.iter("dialog")):
         if element not in doomed and hides(element.tag, dict(element.attrib)):
             doomed[element] = None
-    links: dict[str, str | None] = {}  # a page links to the same few URLs again and again
+    resolve = resolver_for(base).resolve
     for element in tree.iter("a", "img"):
         if element in doomed:
             continue
@@ -158,18 +159,15 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
             written = element.get("href")
             if written is None:
                 continue
-            if written not in links:
-                href = urljoin(base, written.strip())
-                links[written] = href if urlsplit(href).scheme.lower() in LINK_SCHEMES else None
-            absolute = links[written]
-            if absolute is not None:
-                element.set("href", absolute)
-            else:
+            resolved = resolve(written.strip())
+            if resolved is not None and resolved[1] in LINK_SCHEMES:
+                _set(element, "href", resolved[0])
+            else:  # a script link, or an href no URL parser reads: text, not a link
                 del element.attrib["href"]
         else:
-            src = urljoin(base, element.get("src", "").strip()) if element.get("src") else ""
-            if images and urlsplit(src).scheme.lower() in ("http", "https"):
-                element.attrib["src"] = src
+            resolved = resolve(element.get("src", "").strip()) if element.get("src") else None
+            if images and resolved is not None and resolved[1] in ("http", "https"):
+                _set(element, "src", resolved[0])
             else:
                 doomed[element] = None
                 if images:  # the alt text stands in for an image we cannot link to
@@ -178,6 +176,8 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
         remove_keeping_tail(element)
 
 
+# lxml's own attribute write, in C: lxml.html wraps it in Python for a keyword nothing here passes.
+_set = etree.ElementBase.set
 # Nodes that are not elements: parse_page keeps none, a tree built otherwise may.
 _NOT_ELEMENTS = (etree.Comment, etree.ProcessingInstruction, etree.Entity)
 # One search per attribute: a union of them costs a sort into document order that nothing here needs.

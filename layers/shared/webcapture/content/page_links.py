@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin
 
+from webcapture.content.link_resolution import resolver_for
+
 MAX_TEXT_CHARS = 200
 
 
@@ -64,11 +66,10 @@ class _LinkParser(HTMLParser):
         href = href.strip()
         if not href or href.startswith("#"):
             return
-        try:
-            url = urljoin(self.base, href)
-        except ValueError:  # "http://[::1" and the like
+        resolved = resolver_for(self.base).resolve(href)
+        if resolved is None:  # "http://[::1" and the like
             return
-        self.found.links.append((url, " ".join(text.split())[:MAX_TEXT_CHARS]))
+        self.found.links.append((resolved[0], " ".join(text.split())[:MAX_TEXT_CHARS]))
 
     def result(self) -> PageLinks:
         for href, pieces, fallback in self._open:  # unclosed <a> at the end of the document
