@@ -46,7 +46,7 @@ for path in pages:
             started = time.process_time()
             if crawl_page:  # its links read from the same parse, as a crawl's page is (both in the digest)
                 markdown, links = markdown_and_links(html, "http://127.0.0.1/" + path, only_main_content=main)
-                markdown = "\n".join(links) + "\n" + markdown
+                markdown = "\\n".join(links) + "\\n" + markdown
             else:
                 markdown = html_to_markdown(html, "http://127.0.0.1/" + path, only_main_content=main)
             cpu += time.process_time() - started
