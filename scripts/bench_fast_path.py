@@ -47,6 +47,7 @@ sys.path.insert(0, str(REPO))
 
 from scripts.benchmark_docs import write_block  # noqa: E402
 from scripts.crawl_fidelity import compare, summary, target_row  # noqa: E402
+from scripts.fast_path_costs import Crawled, Measured, cost_block, result_kb  # noqa: E402
 from tests.support.docs_site import PYTHON_DOCS, DocsServer  # noqa: E402
 from tests.support.jobs_client import all_results, wait_until_settled  # noqa: E402
 from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
@@ -416,10 +417,21 @@ def main(argv: list[str] | None = None) -> int:
         f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work), Python "
         f"{platform.python_version()}.",
     ])
-    print(text)
+    costs = cost_block(Measured(
+        markdown_browser_ms=browser_median, markdown_http_ms=http_median, first_page_browser_s=cb[1],
+        first_page_http_s=ch[1], pss_browser_mb=cb[2], pss_http_mb=ch[2],
+        auto=Crawled(auto_s, len(auto_md), auto_info["cpu"][1], result_kb(list(auto_md.values())),
+                     messages=False),
+        browser=Crawled(browser_s, len(browser_md), browser_info["cpu"][1],
+                        result_kb(list(browser_md.values())), messages=True),
+        since=Crawled(since_s, sum(changes.values()) or args.pages, since_info["cpu"][1], result_kb([""]),
+                      messages=False),
+        workers=args.workers))
+    print(text, costs, sep="\n\n")
     if args.write_docs:
         write_block("fast-path", text)
-        print("wrote docs/benchmarks.md")
+        write_block("cost-fast-path", costs, REPO / "docs" / "cost.md")
+        print("wrote docs/benchmarks.md and docs/cost.md")
     return 0
 
 

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="these pages instead (repeatable)")
     parser.add_argument("--repeat", type=int, default=1, help="convert each page this many times a round")
     parser.add_argument("--crawl-page", action="store_true",
-                        help="each page's Markdown and links from one parse, as a crawl's page (links compared too)")
+                        help="each page's Markdown and links from one parse, as a crawl's page does")
     parser.add_argument("--write-docs", action="store_true", help="the result into docs/benchmarks.md")
     parser.add_argument("--note", default="", help="what the base is, said in the docs with the result")
     args = parser.parse_args(argv)
