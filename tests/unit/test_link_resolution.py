@@ -95,3 +95,13 @@ def test_an_unreadable_href_is_text_not_a_failure() -> None:
     prune(tree, "http://h/a", images=True)
     assert [img.get("src") for img in tree.iter("img")] == []
     assert tree_links(parse_page(html), "http://[::1") == []  # the base itself unreadable
+
+
+@pytest.mark.parametrize("base", ["http://[::1", "//[zz", "http://["])
+def test_an_unreadable_base_leaves_the_page_its_own_url(base: str) -> None:
+    html = (f'<html><head><base href="{base}"></head><body><main><h1>Title</h1><p>See <a href="/y">y</a>.'
+            "</p></main></body></html>")
+    for main in (True, False):
+        markdown, links = markdown_and_links(html, "http://h/a/b", only_main_content=main)
+        assert "[y](http://h/y)" in markdown and links == ["http://h/y"]
+        assert html_to_markdown(html, "http://h/a/b", only_main_content=main) == markdown

@@ -106,9 +106,10 @@ def base_url(tree: HtmlElement, url: str) -> str:
     for base in tree.iter("base"):
         href = base.get("href")
         if href is not None:
-            candidate = urljoin(url, str(href).strip())
-            if urlsplit(candidate).scheme in ("http", "https"):
-                return candidate
+            with suppress(ValueError):  # an href no URL parser reads: the page's own URL stays the base
+                candidate = urljoin(url, str(href).strip())
+                if urlsplit(candidate).scheme in ("http", "https"):
+                    return candidate
             break
     return url
 
