@@ -286,7 +286,7 @@ def synthetic(pages: int, formats: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=300)
-    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--cold-runs", type=int, default=3)
     parser.add_argument("--write-docs", action="store_true")
