@@ -175,6 +175,13 @@ bench-fast-path: install
 	$(BIN)/python scripts/bench_fast_path.py --write-docs $(ARGS)
 	$(BIN)/python scripts/bench_fast_path.py --synthetic 20000 --formats links --write-docs
 
+# The fast path's timed targets on a deployed stack (docs/benchmarks.md#fast-path-on-a-deployed-stack):
+# make bench-fast-path-deployed API_URL=https://... API_KEY=wc_... SITE_URL=http://<python3.11-doc's origin>
+.PHONY: bench-fast-path-deployed
+bench-fast-path-deployed: install
+	$(BIN)/python scripts/bench_fast_path_deployed.py --api-url "$(API_URL)" --api-key "$(API_KEY)" \
+		--site-url "$(SITE_URL)" --write-docs $(ARGS)
+
 # One crawl of 20,000 pages with engine http over the local API, its pages/s and memory per thousand
 # (scripts/bench_crawl_at_size.py), into docs/benchmarks.md.
 .PHONY: bench-crawl-size

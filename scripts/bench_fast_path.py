@@ -47,6 +47,7 @@ sys.path.insert(0, str(REPO))
 
 from scripts.benchmark_docs import write_block  # noqa: E402
 from scripts.crawl_fidelity import compare, summary, target_row  # noqa: E402
+from scripts.deployed_api import DeployedApi  # noqa: E402
 from scripts.fast_path_costs import Crawled, Measured, cost_block, result_kb  # noqa: E402
 from tests.support.docs_site import PYTHON_DOCS, DocsServer  # noqa: E402
 from tests.support.jobs_client import all_results, wait_until_settled  # noqa: E402
@@ -72,9 +73,10 @@ def _f1(a: str, b: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _crawl(api: LocalApi, url: str, pages: int, engine: str, **more: Any,
+def _crawl(api: LocalApi | DeployedApi, url: str, pages: int, engine: str, **more: Any,
            ) -> tuple[float, dict[str, str], dict[str, Any]]:
-    cpu_before = _cpu_split(api.process.pid)
+    pid = None if api.process is None else api.process.pid  # a deployed stack's CPU is not ours to read
+    cpu_before = _cpu_split(pid) if pid else (0.0, 0.0)
     started = time.perf_counter()
     answer = api.call("POST", "/v1/web/crawl", json={"url": url, "limit": pages, "sitemap": "skip",
                                                      "maxConcurrency": 3, "engine": engine, **more})
@@ -91,7 +93,8 @@ def _crawl(api: LocalApi, url: str, pages: int, engine: str, **more: Any,
                 raise
             time.sleep(10)
     polled = time.perf_counter() - started
-    cpu = [after - before for before, after in zip(cpu_before, _cpu_split(api.process.pid), strict=True)]
+    cpu = [after - before for before, after in zip(cpu_before, _cpu_split(pid) if pid else (0.0, 0.0),
+                                                   strict=True)]
     # The crawl's own record times it: from its creation to the write that made it final. A status read
     # every 0.5 s would add up to half a second to a re-crawl of one or two, and reading more often
     # loads the machine the crawl runs on.
@@ -185,7 +188,7 @@ def _cold(url: str, engine: str, warm_url: str, warm_runs: int) -> tuple[float, 
     return float(imported), float(answered), float(pss), int(processes), float(warm)
 
 
-def _markdown_ms(api: LocalApi, url: str, engine: str) -> float:
+def _markdown_ms(api: LocalApi | DeployedApi, url: str, engine: str) -> float:
     started = time.perf_counter()
     answer = api.call("POST", "/v1/web/markdown", json={"url": url, "engine": engine})
     elapsed = (time.perf_counter() - started) * 1000

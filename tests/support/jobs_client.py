@@ -8,14 +8,21 @@ import random
 import signal
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import boto3
+import requests
 
 from tests.support.local_api import LocalApi
 from tests.support.stack_processes import containers_under
 
 FINAL = ("completed", "failed", "cancelled")
+
+
+class CallsApi(Protocol):
+    """A local API or a deployed stack's (scripts/deployed_api.py): what reading a job needs."""
+
+    def call(self, method: str, path: str, *, key: str | None = None, **kwargs: Any) -> requests.Response: ...
 
 
 def credits_left(api: LocalApi, key: str | None = None) -> int:
@@ -25,7 +32,7 @@ def credits_left(api: LocalApi, key: str | None = None) -> int:
     return int(own["remaining"])
 
 
-def job(api: LocalApi, job_id: str, key: str | None = None, **params: Any) -> dict[str, Any]:
+def job(api: CallsApi, job_id: str, key: str | None = None, **params: Any) -> dict[str, Any]:
     answer = api.call("GET", f"/v1/jobs/{job_id}", key=key, params=params)
     assert answer.status_code == 200, answer.text
     data: dict[str, Any] = answer.json()["data"]
@@ -37,7 +44,7 @@ def settled(data: dict[str, Any]) -> bool:
     return data["status"] in FINAL and data["completed"] + data["failed"] + data["cancelled"] == data["total"]
 
 
-def wait_until_settled(api: LocalApi, job_id: str, give_up_s: float, key: str | None = None) -> dict[str, Any]:
+def wait_until_settled(api: CallsApi, job_id: str, give_up_s: float, key: str | None = None) -> dict[str, Any]:
     """The job once it has its final status and every item its result (a wait bound, not a timed check)."""
     deadline = time.monotonic() + give_up_s
     while True:
@@ -49,7 +56,7 @@ def wait_until_settled(api: LocalApi, job_id: str, give_up_s: float, key: str | 
         time.sleep(0.5)
 
 
-def all_results(api: LocalApi, job_id: str, limit: int, key: str | None = None) -> list[dict[str, Any]]:
+def all_results(api: CallsApi, job_id: str, limit: int, key: str | None = None) -> list[dict[str, Any]]:
     """Every result, page by page through `next`."""
     results: list[dict[str, Any]] = []
     params: dict[str, Any] = {"limit": limit}
