@@ -98,6 +98,21 @@ def test_a_recrawl_reports_what_changed_and_charges_only_that(site: FastPageServ
     assert after[0]["index"] >= third["total"] and third["changes"]["removed"] == 2  # p4 and the deleted p5
 
 
+def test_a_link_broken_in_both_crawls_is_same_not_removed(site: FastPageServer, crawl_aws: str) -> None:  # noqa: F811
+    """A site that already linked to a missing page (a 404 answered as a page, as any crawl answers it) and
+    did not change: that page is `same` in the re-crawl, and nothing is `removed`."""
+    caller, _ = _caller(1000)
+    body, content_type, etag = site.pages["/p1"]
+    site.pages["/p1"] = (body.replace(b"</main>", b"<a href='/missing'>old link</a></main>"), content_type, etag)
+    first = _crawl(caller, crawl_aws, site)
+    missing = next(r for r in first["results"] if r["data"]["url"].endswith("/missing"))
+    assert missing["status"] == "completed" and missing["data"]["statusCode"] == 404
+    again = _crawl(caller, crawl_aws, site, since=first["jobId"])
+    statuses = {r["data"]["url"].rsplit("/", 1)[1]: r["data"].get("changeStatus") for r in again["results"]}
+    assert statuses == {**{f"p{n}": "same" for n in range(1, PAGES + 1)}, "missing": "same"}
+    assert again["changes"] == {"new": 0, "changed": 0, "same": PAGES + 1, "removed": 0}
+
+
 def test_the_removed_pages_are_results_before_the_crawl_turns_terminal(
         site: FastPageServer, crawl_aws: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     caller, _ = _caller(1000)

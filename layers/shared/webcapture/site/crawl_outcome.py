@@ -47,14 +47,15 @@ def same_outcome(page: CrawledPage, earlier: EarlierPage | None) -> tuple[Outcom
     the ones the earlier crawl recorded from it when the target answered 304 (no body to read them)."""
     if earlier is None:
         return None
-    if page.status_code in GONE:
-        # Deleted since the earlier crawl: removed, free, as a page no longer linked is.
-        data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
-                "statusCode": page.status_code, "changeStatus": "removed", "sameAs": earlier.same_as()}
-        return Outcome("completed", data=data, cached=True, change="removed"), page
     # A 304, the same served HTML as the earlier crawl's, or (the HTML changed) the same outputs.
     unchanged = page.not_modified or page.unchanged or (
         earlier.content_hash is not None and earlier.content_hash == content_hash(page.data))
+    if page.status_code in GONE and not unchanged:
+        # Deleted since the earlier crawl: removed, free, as a page no longer linked is. (A link that was
+        # already broken then answers the same error page now: same, not removed.)
+        data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
+                "statusCode": page.status_code, "changeStatus": "removed", "sameAs": earlier.same_as()}
+        return Outcome("completed", data=data, cached=True, change="removed"), page
     if not unchanged:
         return None
     data = {"url": page.data.get("url", page.final_url), "depth": page.data.get("depth"),
