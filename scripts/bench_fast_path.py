@@ -73,7 +73,7 @@ def _f1(a: str, b: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _crawl(api: LocalApi | DeployedApi, url: str, pages: int, engine: str, **more: Any,
+def timed_crawl(api: LocalApi | DeployedApi, url: str, pages: int, engine: str, **more: Any,
            ) -> tuple[float, dict[str, str], dict[str, Any]]:
     pid = None if api.process is None else api.process.pid  # a deployed stack's CPU is not ours to read
     cpu_before = _cpu_split(pid) if pid else (0.0, 0.0)
@@ -188,7 +188,7 @@ def _cold(url: str, engine: str, warm_url: str, warm_runs: int) -> tuple[float, 
     return float(imported), float(answered), float(pss), int(processes), float(warm)
 
 
-def _markdown_ms(api: LocalApi | DeployedApi, url: str, engine: str) -> float:
+def markdown_request_ms(api: LocalApi | DeployedApi, url: str, engine: str) -> float:
     started = time.perf_counter()
     answer = api.call("POST", "/v1/web/markdown", json={"url": url, "engine": engine})
     elapsed = (time.perf_counter() - started) * 1000
@@ -332,24 +332,24 @@ def main(argv: list[str] | None = None) -> int:
             browser_ms: list[float] = []
             if "markdown" in parts:
                 for engine in ("browser", "http"):
-                    _markdown_ms(stack, page, engine)  # untimed: a warm container and browser for each
+                    markdown_request_ms(stack, page, engine)  # untimed: a warm container and browser for each
                 for _ in range(args.runs):
-                    browser_ms.append(_markdown_ms(stack, page, "browser"))
-                    http_ms.append(_markdown_ms(stack, page, "http"))
+                    browser_ms.append(markdown_request_ms(stack, page, "browser"))
+                    http_ms.append(markdown_request_ms(stack, page, "http"))
                 print(f"markdown: browser {statistics.median(browser_ms):.0f} ms, http "
                       f"{statistics.median(http_ms):.0f} ms "
                       f"({statistics.median(http_ms) / statistics.median(browser_ms):.3f}x)", flush=True)
             if "crawl" in parts:
-                auto_s, auto_md, auto_info = _crawl(stack, start, args.pages, "auto")
+                auto_s, auto_md, auto_info = timed_crawl(stack, start, args.pages, "auto")
                 print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}; CPU s (local API, containers) "
                       f"{auto_info['cpu']}", flush=True)
-                since_s, _, since_info = _crawl(stack, start, args.pages, "auto", since=auto_info["id"])
+                since_s, _, since_info = timed_crawl(stack, start, args.pages, "auto", since=auto_info["id"])
                 print(f"re-crawl since: {since_s:.1f} s ({auto_s / since_s:.1f}x faster) "
                       f"{since_info['job'].get('changes')} credits {since_info['job'].get('creditsCost')}; "
                       f"CPU s (local API, containers) {since_info['cpu']}",
                       flush=True)
             if "browser-crawl" in parts:
-                browser_s, browser_md, browser_info = _crawl(stack, start, args.pages, "browser")
+                browser_s, browser_md, browser_info = timed_crawl(stack, start, args.pages, "browser")
                 print(f"crawl browser: {browser_s:.1f} s {browser_info['engines']}", flush=True)
     finally:
         stack.stop()

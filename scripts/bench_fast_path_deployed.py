@@ -26,8 +26,8 @@ from scripts.bench_fast_path import (  # noqa: E402
     CRAWL_TARGET,
     MARKDOWN_TARGET,
     SINCE_TARGET,
-    _crawl,
-    _markdown_ms,
+    markdown_request_ms,
+    timed_crawl,
 )
 from scripts.benchmark_docs import write_block  # noqa: E402
 from scripts.crawl_fidelity import compare, target_row  # noqa: E402
@@ -50,15 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     api = DeployedApi(args.api_url, args.api_key)
     page = site + "/library/functions.html"
     for engine in ("browser", "http"):
-        _markdown_ms(api, page, engine)  # untimed: a warm function (and browser) for each
+        markdown_request_ms(api, page, engine)  # untimed: a warm function (and browser) for each
     browser_ms, http_ms = [], []
     for _ in range(args.runs):
-        browser_ms.append(_markdown_ms(api, page, "browser"))
-        http_ms.append(_markdown_ms(api, page, "http"))
+        browser_ms.append(markdown_request_ms(api, page, "browser"))
+        http_ms.append(markdown_request_ms(api, page, "http"))
     start = site + "/index.html"
-    auto_s, auto_md, auto_info = _crawl(api, start, args.pages, "auto")
-    since_s, _, since_info = _crawl(api, start, args.pages, "auto", since=auto_info["id"])
-    browser_s, browser_md, _ = _crawl(api, start, args.pages, "browser")
+    auto_s, auto_md, auto_info = timed_crawl(api, start, args.pages, "auto")
+    since_s, _, since_info = timed_crawl(api, start, args.pages, "auto", since=auto_info["id"])
+    browser_s, browser_md, _ = timed_crawl(api, start, args.pages, "browser")
     fidelity, _ = compare(auto_md, browser_md, PYTHON_DOCS)
     http_median, browser_median = statistics.median(http_ms), statistics.median(browser_ms)
     auto_rate, browser_rate = len(auto_md) / auto_s, len(browser_md) / browser_s
