@@ -13,6 +13,7 @@ from moto import mock_aws
 from localapi.aws_emulator import create_template_resources
 from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
+from localapi.moto_conditions import make_conditions_parse_once
 from localapi.moto_dynamodb_answers import make_item_answers_plain_json
 from localapi.moto_queries import make_queries_read_their_partition
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
@@ -34,6 +35,7 @@ for _name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE")
 
 make_dynamodb_writes_atomic()
 make_queries_read_their_partition()
+make_conditions_parse_once()
 make_item_answers_plain_json()
 make_sqs_message_clock_cheap()
 
