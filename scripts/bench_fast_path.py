@@ -76,7 +76,7 @@ def _f1(a: str, b: str) -> float:
 def timed_crawl(api: LocalApi | DeployedApi, url: str, pages: int, engine: str, **more: Any,
            ) -> tuple[float, dict[str, str], dict[str, Any]]:
     pid = None if api.process is None else api.process.pid  # a deployed stack's CPU is not ours to read
-    cpu_before = _cpu_split(pid) if pid else (0.0, 0.0)
+    cpu_before = _cpu_split(pid)
     started = time.perf_counter()
     answer = api.call("POST", "/v1/web/crawl", json={"url": url, "limit": pages, "sitemap": "skip",
                                                      "maxConcurrency": 3, "engine": engine, **more})
@@ -93,8 +93,7 @@ def timed_crawl(api: LocalApi | DeployedApi, url: str, pages: int, engine: str, 
                 raise
             time.sleep(10)
     polled = time.perf_counter() - started
-    cpu = [after - before for before, after in zip(cpu_before, _cpu_split(pid) if pid else (0.0, 0.0),
-                                                   strict=True)]
+    cpu = [after - before for before, after in zip(cpu_before, _cpu_split(pid), strict=True)]
     # The crawl's own record times it: from its creation to the write that made it final. A status read
     # every 0.5 s would add up to half a second to a re-crawl of one or two, and reading more often
     # loads the machine the crawl runs on.
@@ -118,10 +117,12 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _cpu_split(local_api_pid: int) -> tuple[float, float]:
+def _cpu_split(local_api_pid: int | None) -> tuple[float, float]:
     """CPU seconds so far of the local API's own process (moto's DynamoDB, SQS and S3, the emulated
     gateway and pollers: one Python process) and of the processes under it (the function containers and
-    their browsers), each counted while it lives."""
+    their browsers), each counted while it lives; none for a deployed stack (no pid of ours)."""
+    if local_api_pid is None:
+        return 0.0, 0.0
     return _cpu_s(local_api_pid), sum(map(_cpu_s, processes.descendants(local_api_pid)))
 
 

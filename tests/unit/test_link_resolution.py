@@ -47,7 +47,7 @@ def _site_hrefs() -> list[str]:
     hrefs: set[str] = set()
     for folder, pattern, every in SITES:
         pages = sorted(Path(folder).glob(pattern))[::every]
-        assert pages, f"{folder}: install the Debian documentation packages (make install-docs, .ci/run)"
+        assert pages, f"{folder}: apt-get install sphinx-doc git-doc postgresql-doc-15 python3.11-doc (.ci/run)"
         for page in pages:
             hrefs.update(href.strip() for href in _HREF.findall(page.read_text(errors="replace")))
     return sorted(hrefs)
@@ -71,17 +71,17 @@ def test_every_href_resolves_as_urljoin_does(base: str) -> None:
 
 def test_the_short_ways_are_taken_for_the_common_forms() -> None:
     resolver = LinkResolver("http://h/a/b.html")
-    resolver_urljoin_calls = []
+    urljoin_calls = []
 
     def counting(base: str, href: str) -> str:
-        resolver_urljoin_calls.append(href)
+        urljoin_calls.append(href)
         return urljoin(base, href)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("webcapture.content.link_resolution.urljoin", counting)
         for href in ("#x", "c.html", "../d/e.html#f", "/g", "x:y"):
             resolver.resolve(href)
-    assert resolver_urljoin_calls == ["x:y"]
+    assert urljoin_calls == ["x:y"]
 
 
 def test_an_unreadable_href_is_text_not_a_failure() -> None:
