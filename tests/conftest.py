@@ -15,6 +15,8 @@ from localapi.cfn_template import Resolver, load_template
 from localapi.moto_atomicity import make_dynamodb_writes_atomic
 from localapi.moto_conditions import make_conditions_parse_once
 from localapi.moto_dynamodb_answers import make_item_answers_plain_json
+from localapi.moto_handler_parses import make_handler_parses_once
+from localapi.moto_item_size import make_item_size_summed_once
 from localapi.moto_queries import make_queries_read_their_partition
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
 from tests.support.fixture_server import stop_server
@@ -36,6 +38,8 @@ for _name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE")
 make_dynamodb_writes_atomic()
 make_queries_read_their_partition()
 make_conditions_parse_once()
+make_handler_parses_once()
+make_item_size_summed_once()
 make_item_answers_plain_json()
 make_sqs_message_clock_cheap()
 
