@@ -7,18 +7,16 @@ is parsed by the handler once."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
-from moto.dynamodb import responses as dynamodb_responses
-from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 
-from localapi import moto_handler_parses
+from localapi import moto_conditions, moto_handler_parses
+from localapi.moto_kept import Kept
+from tests.support.moto_parsers import moto_own_parsers
 
 TABLE = "keys"
 # Shaped like metering's reservation (layers/shared/webcapture/metering.py): count, take credits, mark.
@@ -31,21 +29,12 @@ ROOM = ("attribute_exists(pk) AND (attribute_not_exists(leases)"
         " OR (attribute_not_exists(maxConcurrency) AND size(leases) < :default) OR size(leases) < maxConcurrency)")
 
 
-@contextmanager
-def _moto_own(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The handler with moto's own parsers, as before the patch."""
-    with monkeypatch.context() as unpatched:
-        unpatched.setattr(dynamodb_responses, "create_condition_expression_parser",
-                          moto_handler_parses._moto_condition_parser)
-        unpatched.setattr(dynamodb_responses, "UpdateExpressionParser", UpdateExpressionParser)
-        yield
-
-
 @pytest.fixture
 def fresh_memos(monkeypatch: pytest.MonkeyPatch) -> None:
+    moto_conditions.make_conditions_parse_once()
     moto_handler_parses.make_handler_parses_once()
-    monkeypatch.setattr(moto_handler_parses, "_conditions", type(moto_handler_parses._conditions)())
-    monkeypatch.setattr(moto_handler_parses, "_updates", type(moto_handler_parses._updates)())
+    monkeypatch.setattr(moto_conditions, "_conditions", Kept())
+    monkeypatch.setattr(moto_handler_parses, "_updates", Kept())
 
 
 def _client() -> Any:
@@ -151,7 +140,7 @@ def _session() -> list[Any]:
 
 
 def test_every_answer_is_motos_own(monkeypatch: pytest.MonkeyPatch, fresh_memos: None) -> None:
-    with _moto_own(monkeypatch), mock_aws():
+    with moto_own_parsers(monkeypatch), mock_aws():
         theirs = _session()
     with mock_aws():
         ours = _session()
@@ -169,7 +158,7 @@ def test_one_form_is_parsed_once_with_each_requests_own_values(monkeypatch: pyte
                                                                fresh_memos: None) -> None:
     conditions: list[str | None] = []
     updates: list[str] = []
-    moto_condition_parser = moto_handler_parses._moto_condition_parser
+    moto_condition_parser = moto_conditions._moto_condition_parser
     moto_update_parse = moto_handler_parses._moto_update_parse
 
     def counted_condition(expression: str | None, names: Any, values: Any) -> Any:
@@ -180,7 +169,7 @@ def test_one_form_is_parsed_once_with_each_requests_own_values(monkeypatch: pyte
         updates.append(expression)
         return moto_update_parse(expression)
 
-    monkeypatch.setattr(moto_handler_parses, "_moto_condition_parser", counted_condition)
+    monkeypatch.setattr(moto_conditions, "_moto_condition_parser", counted_condition)
     monkeypatch.setattr(moto_handler_parses, "_moto_update_parse", counted_update)
     with mock_aws():
         client = _client()
@@ -225,8 +214,8 @@ def test_a_kept_parse_answers_as_motos_parse_for_any_values(fresh_memos: None) -
         names = {"#k": "pk", "#s": chosen.choice(["status", "size"])}
         values = {placeholder: chosen.choice(_VALUES) for placeholder in (":a", ":b", ":c")
                   if chosen.random() < 0.9}
-        theirs = _parsed(moto_handler_parses._moto_condition_parser, expression, names, values)
-        assert _parsed(moto_handler_parses._condition_parser, expression, names, values) == theirs
+        theirs = _parsed(moto_conditions._moto_condition_parser, expression, names, values)
+        assert _parsed(moto_conditions.condition_parser, expression, names, values) == theirs
         told_apart.add(theirs[0])
     assert told_apart >= {"parsed", "KeyError", "IncorrectOperandType", "IndexError", "AttributeError"}
 
