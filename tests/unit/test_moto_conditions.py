@@ -9,9 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import boto3
 import pytest
-from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.dynamodb import comparisons
 from moto.dynamodb.comparisons import ConditionExpressionParser
@@ -19,7 +17,7 @@ from moto.dynamodb.models.dynamo_type import DynamoType, Item
 
 from localapi import moto_conditions, moto_handler_parses
 from localapi.moto_kept import Kept
-from tests.support.moto_parsers import moto_own_parsers
+from tests.support.moto_parsers import answer, moto_own_parsers, table_client
 
 TABLE = "keys"
 # Shaped like metering's reservation (layers/shared/webcapture/metering.py) and concurrency's lease
@@ -105,25 +103,6 @@ def test_a_kept_form_answers_as_moto_for_each_requests_values(fresh_memo: list[s
     assert told_apart >= {"parsed", "refused", True, False, "TypeError", "ValueError"}
 
 
-def _client() -> Any:
-    client = boto3.client("dynamodb", region_name="us-east-1")
-    client.create_table(TableName=TABLE, KeySchema=[{"AttributeName": "keyHash", "KeyType": "HASH"}],
-                        AttributeDefinitions=[{"AttributeName": "keyHash", "AttributeType": "S"}],
-                        BillingMode="PAY_PER_REQUEST")
-    return client
-
-
-def _answer(call: Any, **arguments: Any) -> Any:
-    try:
-        answer = call(**arguments)
-    except ClientError as error:
-        return "refused", error.response["Error"], error.response.get("Item"), error.response.get(
-            "CancellationReasons")
-    except Exception as error:  # moto's parser's own exceptions reach the caller of mock_aws as they are
-        return "raised", type(error).__name__, str(error)
-    return {key: value for key, value in answer.items() if key != "ResponseMetadata"}
-
-
 def _update(client: Any, expression: str, condition: str, values: dict[str, Any],
             names: dict[str, str] | None = None) -> Any:
     arguments: dict[str, Any] = {"TableName": TABLE, "Key": {"keyHash": {"S": "key"}},
@@ -132,14 +111,14 @@ def _update(client: Any, expression: str, condition: str, values: dict[str, Any]
                                  "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
     if names is not None:
         arguments["ExpressionAttributeNames"] = names
-    return _answer(client.update_item, **arguments)
+    return answer(client.update_item, **arguments)
 
 
 def _session() -> list[Any]:
     """A key's life in metering's and concurrency's writes, new values each call: every answer, then the
     table."""
-    client = _client()
-    answers = [_answer(client.put_item, TableName=TABLE, ConditionExpression="attribute_not_exists(keyHash)",
+    client = table_client(TABLE, "keyHash")
+    answers = [answer(client.put_item, TableName=TABLE, ConditionExpression="attribute_not_exists(keyHash)",
                        Item={"keyHash": {"S": "key"}, "remaining": {"N": "10"}}) for _ in range(2)]
     for n, cost in enumerate((3, 4, 2, 2, 1, 5)):  # charged until the credits run out, one charged twice
         request = f"r{min(n, 3)}"
@@ -168,14 +147,14 @@ def _session() -> list[Any]:
     answers.append(_update(client, "SET sized = :m", "size(leases) < :m", {":m": {"N": "1"}}))  # none left
     answers.append(_update(client, "SET a = :a", "remaining = = :a", {":a": {"N": "1"}}))
     for n in (1, 1):  # in a transaction with a page's put: the second is cancelled
-        answers.append(_answer(client.transact_write_items, TransactItems=[
+        answers.append(answer(client.transact_write_items, TransactItems=[
             {"Put": {"TableName": TABLE, "Item": {"keyHash": {"S": f"page-{n}"}},
                      "ConditionExpression": "attribute_not_exists(keyHash)"}},
             {"Update": {"TableName": TABLE, "Key": {"keyHash": {"S": "key"}}, "UpdateExpression": CHARGE,
                         "ConditionExpression": PAYS, "ExpressionAttributeValues": {
                             ":id": {"SS": [f"p{n}"]}, ":c": {"N": "1"}, ":now": {"S": f"p{n}"},
                             ":request": {"S": f"p{n}"}}}}]))
-    answers.append(_answer(client.scan, TableName=TABLE, FilterExpression="remaining >= :c",
+    answers.append(answer(client.scan, TableName=TABLE, FilterExpression="remaining >= :c",
                            ExpressionAttributeValues={":c": {"N": "1"}}))
     answers.append(client.get_item(TableName=TABLE, Key={"keyHash": {"S": "key"}})["Item"])
     return answers
@@ -197,7 +176,7 @@ def test_conditional_writes_with_new_values_answer_as_unpatched_moto(monkeypatch
 
 def test_one_form_is_parsed_once_however_its_values_change(fresh_memo: list[str]) -> None:
     with mock_aws():
-        client = _client()
+        client = table_client(TABLE, "keyHash")
         client.put_item(TableName=TABLE, Item={"keyHash": {"S": "key"}, "remaining": {"N": "1000"}})
         for n in range(30):  # through moto's handler and backend, as metering writes
             answer = _update(client, CHARGE, PAYS, {":id": {"SS": [f"r{n}"]}, ":c": {"N": str(n % 4 + 1)},

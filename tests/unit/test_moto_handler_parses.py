@@ -9,14 +9,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import boto3
 import pytest
-from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from localapi import moto_conditions, moto_handler_parses
 from localapi.moto_kept import Kept
-from tests.support.moto_parsers import moto_own_parsers
+from tests.support.moto_parsers import answer, moto_own_parsers, table_client
 
 TABLE = "keys"
 # Shaped like metering's reservation (layers/shared/webcapture/metering.py): count, take credits, mark.
@@ -37,25 +35,6 @@ def fresh_memos(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(moto_handler_parses, "_updates", Kept())
 
 
-def _client() -> Any:
-    client = boto3.client("dynamodb", region_name="us-east-1")
-    client.create_table(TableName=TABLE, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-                        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                        BillingMode="PAY_PER_REQUEST")
-    return client
-
-
-def _answer(call: Any, **arguments: Any) -> Any:
-    try:
-        answer = call(**arguments)
-    except ClientError as error:
-        return "refused", error.response["Error"], error.response.get("Item"), error.response.get(
-            "CancellationReasons")
-    except Exception as error:  # moto's parser's own exceptions reach the caller of mock_aws as they are
-        return "raised", type(error).__name__, str(error)
-    return {key: value for key, value in answer.items() if key != "ResponseMetadata"}
-
-
 def _update(client: Any, pk: str, expression: str, condition: str | None = None,
             values: dict[str, Any] | None = None, names: dict[str, str] | None = None) -> Any:
     arguments: dict[str, Any] = {"TableName": TABLE, "Key": {"pk": {"S": pk}}, "UpdateExpression": expression,
@@ -66,7 +45,7 @@ def _update(client: Any, pk: str, expression: str, condition: str | None = None,
         arguments["ExpressionAttributeValues"] = values
     if names is not None:
         arguments["ExpressionAttributeNames"] = names
-    return _answer(client.update_item, **arguments)
+    return answer(client.update_item, **arguments)
 
 
 def _put(pk: str, condition: str = "attribute_not_exists(pk)", **attributes: Any) -> dict[str, Any]:
@@ -76,11 +55,11 @@ def _put(pk: str, condition: str = "attribute_not_exists(pk)", **attributes: Any
 def _session() -> list[Any]:
     """A key's life in metering's and concurrency's writes, and each way a request can be refused: every
     answer, in order, then the table."""
-    client = _client()
+    client = table_client(TABLE, "pk")
     answers: list[Any] = []
     key = {"pk": {"S": "key"}, "enabled": {"BOOL": True}, "remaining": {"N": "10"}}
     for _ in range(2):  # written, then refused
-        answers.append(_answer(client.put_item, TableName=TABLE, Item=key,
+        answers.append(answer(client.put_item, TableName=TABLE, Item=key,
                                ConditionExpression="attribute_not_exists(pk)"))
     for n in (1, 2, 3, 3, 4, 5):  # three pay, the fourth is a request already charged, then no credit left
         answers.append(_update(client, "key", RESERVE, PAYS, {
@@ -112,27 +91,27 @@ def _session() -> list[Any]:
                          "ConditionExpression": "attribute_exists(#r)", "ExpressionAttributeNames": {"#r": "remaining"},
                          "ExpressionAttributeValues": {":c": {"N": "1"}}}}
     pages = [_put(f"page-{n}", n={"N": str(n)}, url={"S": f"https://example.test/{n}"}) for n in range(5)]
-    answers.append(_answer(client.transact_write_items, TransactItems=[*pages, refund]))
-    answers.append(_answer(client.transact_write_items, TransactItems=[*pages[:2], refund]))  # pages exist
+    answers.append(answer(client.transact_write_items, TransactItems=[*pages, refund]))
+    answers.append(answer(client.transact_write_items, TransactItems=[*pages[:2], refund]))  # pages exist
     # The handler adds an update's names to those its condition's parse found: a name only the first
     # update uses is unused in the second, whose condition, names and values are the same.
     names = {"#r": "remaining", "#x": "x"}
     uses_x = {"Update": {**refund["Update"], "UpdateExpression": "SET #x = :c", "ExpressionAttributeNames": names}}
     unused = {"Update": {**uses_x["Update"], "UpdateExpression": "SET remaining = remaining + :c"}}
     for _ in range(2):
-        answers.append(_answer(client.transact_write_items, TransactItems=[uses_x]))
+        answers.append(answer(client.transact_write_items, TransactItems=[uses_x]))
     for _ in range(2):  # an unused name in an update's names, each time
-        answers.append(_answer(client.transact_write_items, TransactItems=[_put("page-9"), unused]))
-    answers.append(_answer(client.transact_write_items, TransactItems=[_put("page-9"), refund]))
+        answers.append(answer(client.transact_write_items, TransactItems=[_put("page-9"), unused]))
+    answers.append(answer(client.transact_write_items, TransactItems=[_put("page-9"), refund]))
     for least in ("1", "3"):
-        answers.append(_answer(client.scan, TableName=TABLE, FilterExpression="n >= :low",
+        answers.append(answer(client.scan, TableName=TABLE, FilterExpression="n >= :low",
                                ExpressionAttributeValues={":low": {"N": least}}))
-        answers.append(_answer(client.query, TableName=TABLE, KeyConditionExpression="pk = :pk",
+        answers.append(answer(client.query, TableName=TABLE, KeyConditionExpression="pk = :pk",
                                FilterExpression="attribute_exists(#n) AND #n >= :low",
                                ExpressionAttributeNames={"#n": "n"},
                                ExpressionAttributeValues={":pk": {"S": "page-3"}, ":low": {"N": least}}))
     for n in (1, 1):  # deleted, then refused
-        answers.append(_answer(client.delete_item, TableName=TABLE, Key={"pk": {"S": f"page-{n}"}},
+        answers.append(answer(client.delete_item, TableName=TABLE, Key={"pk": {"S": f"page-{n}"}},
                                ConditionExpression="attribute_exists(pk) AND n = :n",
                                ExpressionAttributeValues={":n": {"N": str(n)}}))
     answers.append(sorted(client.scan(TableName=TABLE)["Items"], key=lambda item: item["pk"]["S"]))
@@ -172,7 +151,7 @@ def test_one_form_is_parsed_once_with_each_requests_own_values(monkeypatch: pyte
     monkeypatch.setattr(moto_conditions, "_moto_condition_parser", counted_condition)
     monkeypatch.setattr(moto_handler_parses, "_moto_update_parse", counted_update)
     with mock_aws():
-        client = _client()
+        client = table_client(TABLE, "pk")
         client.put_item(TableName=TABLE, Item={"pk": {"S": "key"}, "enabled": {"BOOL": True},
                                                "remaining": {"N": "40"}})
         for n in range(12):  # 36 of the 40 credits, a new timestamp and request every time, as metering sends
