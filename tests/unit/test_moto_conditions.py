@@ -179,9 +179,9 @@ def test_one_form_is_parsed_once_however_its_values_change(fresh_memo: list[str]
         client = table_client(TABLE, "keyHash")
         client.put_item(TableName=TABLE, Item={"keyHash": {"S": "key"}, "remaining": {"N": "1000"}})
         for n in range(30):  # through moto's handler and backend, as metering writes
-            answer = _update(client, CHARGE, PAYS, {":id": {"SS": [f"r{n}"]}, ":c": {"N": str(n % 4 + 1)},
-                                                    ":now": {"S": f"t{n:02d}"}, ":request": {"S": f"r{n}"}})
-            assert answer["Attributes"]["lastRequest"] == {"S": f"t{n:02d}"}
+            answered = _update(client, CHARGE, PAYS, {":id": {"SS": [f"r{n}"]}, ":c": {"N": str(n % 4 + 1)},
+                                                        ":now": {"S": f"t{n:02d}"}, ":request": {"S": f"r{n}"}})
+            assert answered["Attributes"]["lastRequest"] == {"S": f"t{n:02d}"}
         assert fresh_memo == [PAYS]
         # Each request's own values decide: one charged already is refused though its form is kept.
         refused = _update(client, CHARGE, PAYS, {":id": {"SS": ["r5"]}, ":c": {"N": "1"},

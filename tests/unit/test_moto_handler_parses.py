@@ -155,10 +155,10 @@ def test_one_form_is_parsed_once_with_each_requests_own_values(monkeypatch: pyte
         client.put_item(TableName=TABLE, Item={"pk": {"S": "key"}, "enabled": {"BOOL": True},
                                                "remaining": {"N": "40"}})
         for n in range(12):  # 36 of the 40 credits, a new timestamp and request every time, as metering sends
-            answer = _update(client, "key", RESERVE, PAYS, {
+            answered = _update(client, "key", RESERVE, PAYS, {
                 ":zero": {"N": "0"}, ":one": {"N": "1"}, ":true": {"BOOL": True}, ":now": {"S": f"t{n:02d}"},
                 ":cost": {"N": "3"}, ":marker": {"SS": [f"r{n}"]}, ":request": {"S": f"r{n}"}})
-            assert answer["Attributes"]["lastRequest"] == {"S": f"t{n:02d}"}
+            assert answered["Attributes"]["lastRequest"] == {"S": f"t{n:02d}"}
         # Each request's own values decide: the one charged already is refused though its form is kept.
         refused = _update(client, "key", RESERVE, PAYS, {
             ":zero": {"N": "0"}, ":one": {"N": "1"}, ":true": {"BOOL": True}, ":now": {"S": "t99"},
