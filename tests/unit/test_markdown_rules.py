@@ -285,3 +285,14 @@ def test_a_documentation_region_inside_hidden_markup_is_not_read() -> None:
         markdown = html_to_markdown(page, URL, only_main_content=only_main_content)
         assert "INJECTED" not in markdown
         assert "The visible page says this" in markdown
+
+
+def test_a_rule_that_separates_nothing_is_left_out() -> None:
+    # AsciiDoc's empty footnotes section (git-doc) ends every page with an <hr>; a page may open with one.
+    markdown = whole('<hr><div><hr></div><p>First.</p><hr><hr><p>Second.</p>'
+                     '<div id="footnotes"><hr /></div>')
+    assert markdown == "First.\n\n---\n\nSecond."
+    assert COMMONMARK.render(markdown).count("<hr />") == 1
+    # A rule inside a quote or a list is the quote's or the list's own.
+    assert whole("<blockquote><p>A</p><hr></blockquote>") == "> A\n>\n> ---"
+    assert whole("<hr>") == ""

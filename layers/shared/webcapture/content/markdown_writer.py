@@ -50,6 +50,7 @@ _OTHER_SPACE = str.maketrans("\t\n\r\f\v", "     ")
 _SPACES = re.compile("  +")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_RULE = "---"  # a thematic break (<hr>)
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _DESCENDANT_CLASSES = etree.XPath("descendant::*/@class", smart_strings=False)
 
@@ -60,8 +61,21 @@ def to_markdown(root: etree._Element, *, images: bool = True) -> str:
         blocks = _Writer(images).blocks(root)
     except RecursionError:
         return "\n".join(line.strip() for line in root.itertext() if line.strip())
-    markdown = "\n\n".join(block for block in blocks if block.strip())
+    markdown = "\n\n".join(_between_content(block for block in blocks if block.strip()))
     return (_BLANK_RUNS.sub("\n\n", markdown) if "\n\n\n" in markdown else markdown).strip()
+
+
+def _between_content(blocks: Iterable[str]) -> list[str]:
+    """The blocks without a rule that separates nothing: one before anything else (where "---" would also
+    open YAML front matter for many Markdown tools), after everything else (the <hr> of an empty footnotes
+    section), or right after another rule."""
+    kept: list[str] = []
+    for block in blocks:
+        if block != _RULE or (kept and kept[-1] != _RULE):
+            kept.append(block)
+    if kept and kept[-1] == _RULE:
+        kept.pop()
+    return kept
 
 
 def classes(element: etree._Element) -> set[str]:
@@ -177,7 +191,7 @@ class _Writer:
         if tag == "table":
             return self.table(element)
         if tag == "hr":
-            return ["---"]
+            return [_RULE]
         if tag == "blockquote" or (not self.in_admonition and self._is_admonition(element)):
             return self.quote(element)
         return self.blocks(element)
