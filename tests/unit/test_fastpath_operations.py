@@ -19,12 +19,13 @@ from tests.support.fast_pages import FastPageServer
 from webcapture.auth import api_keys
 from webcapture.auth.caller import Caller
 from webcapture.browser import lifecycle
-from webcapture.errors import RequestValidationError, TargetHttpError
+from webcapture.errors import NavigationFailed, RequestValidationError, TargetHttpError
 from webcapture.models.requests import ContentRequest, LinksRequest, MarkdownRequest
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.operations.collect_page_links import collect_page_links
 from webcapture.operations.page_markdown import page_markdown
 from webcapture.operations.rendered_content import page_content
+from webcapture.site.crawl_page import crawl_page
 from webcapture.validation import validate_request
 
 pytest_plugins = ["tests.support.egress_fixtures"]
@@ -82,6 +83,37 @@ def test_content_and_links_over_http(site: FastPageServer, caller: Caller, no_br
     inside = collect_page_links(caller, LinksRequest.model_validate({"url": url, "engine": "http",
                                                                      "includeExternal": False}))
     assert inside["metadata"]["totalLinks"] == 2
+
+
+# The first bytes of a PNG and of a PDF: what a text decoding of them would have put in the Markdown.
+_PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x04\x00gnome-screenshot" + bytes(range(256))
+_PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n"
+
+
+@pytest.mark.parametrize("engine", ["http", "auto"])
+def test_an_image_served_alone_is_the_image_without_the_browser(
+        site: FastPageServer, caller: Caller, no_browser: None, engine: str) -> None:
+    site.pages["/figure.png"] = (_PNG, "image/png", "")
+    url = f"http://public.test:{site.port}/figure.png"
+    data = page_markdown(caller, MarkdownRequest.model_validate({"url": url, "engine": engine}))
+    assert data["markdown"] == f"![]({url})" and data["metadata"]["engine"] == "http"
+    page = crawl_page(url, 1, CrawlRequest.model_validate({"url": url, "engine": engine,
+                                                          "formats": ["markdown", "links"]}))
+    assert page.data["markdown"] == f"![]({url})" and page.data["links"] == [] and page.links == []
+
+
+def test_a_document_that_is_no_page_is_navigation_failed_over_http(
+        site: FastPageServer, caller: Caller, no_browser: None) -> None:
+    site.pages["/manual.pdf"] = (_PDF, "application/pdf", "")
+    site.pages["/data.json"] = (b'{"answer": 42}', "application/json; charset=utf-8", "")
+    url = f"http://public.test:{site.port}/manual.pdf"
+    with pytest.raises(NavigationFailed, match="application/pdf"):
+        page_markdown(caller, MarkdownRequest.model_validate({"url": url, "engine": "http"}))
+    with pytest.raises(NavigationFailed, match="application/pdf"):
+        crawl_page(url, 1, CrawlRequest.model_validate({"url": url, "engine": "http"}))
+    data = page_markdown(caller, MarkdownRequest.model_validate(
+        {"url": f"http://public.test:{site.port}/data.json", "engine": "http"}))
+    assert '"answer": 42' in data["markdown"]  # JSON is text: read as it is
 
 
 def test_fail_on_status_applies_over_http(site: FastPageServer, caller: Caller, no_browser: None) -> None:

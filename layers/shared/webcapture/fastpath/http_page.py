@@ -6,7 +6,8 @@ by the policy, and connected to the address that was checked. The caller's page-
 something without a browser go with it: `headers` (to the target's origin, or every hop with
 `headersScope: all`), `cookies` and `authenticate` (to the target's origin only), `userAgent`, `locale`
 (Accept-Language). The body is read up to 10 MB once decoded (gzip, deflate, br), and made text with the
-charset the header, the byte-order mark or a `<meta>` names.
+charset the header, the byte-order mark or a `<meta>` names. An image served alone is read as Chromium shows
+it, a document holding the image (image_document), not its bytes as text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import base64
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from html import unescape
+from html import escape, unescape
 from typing import Final
 
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
@@ -122,10 +123,25 @@ def fetch_page(url: str, *, deadline: float, control: PageControl | None = None,
     if body.cut:
         warnings = (f"The page is larger than {MAX_BODY_BYTES // 2**20} MB; only its first "
                     f"{MAX_BODY_BYTES // 2**20} MB were read",)
-    html = well_formed(decode_html(data, content_type))
+    if status != 304 and is_image(content_type):
+        html = image_document(final_url)
+    else:
+        html = well_formed(decode_html(data, content_type))
     title = title_of(html)
     validators = validators_of(headers)
     return FetchedPage(html, final_url, status, title, content_type, headers, validators, redirects, warnings)
+
+
+def is_image(content_type: str) -> bool:
+    """An image type Chromium shows as a document holding the image (SVG is a document of its own)."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind.startswith("image/") and kind != "image/svg+xml"
+
+
+def image_document(url: str) -> str:
+    """What Chromium shows for an image served alone: a document holding it. Its Markdown is the image,
+    `![](url)`, as the browser's; it links nowhere."""
+    return f'<html><head></head><body><img src="{escape(url, quote=True)}"></body></html>'
 
 
 def title_of(html: str) -> str:

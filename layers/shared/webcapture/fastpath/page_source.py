@@ -15,17 +15,19 @@ from pydantic import BaseModel
 
 from webcapture import request_scope
 from webcapture.content.bot_walls import detect_wall, signals_from_html
-from webcapture.errors import TargetBlocked, TargetHttpError
-from webcapture.fastpath.http_page import FetchedPage, Validators, fetch_page
+from webcapture.errors import NavigationFailed, TargetBlocked, TargetHttpError
+from webcapture.fastpath.http_page import FetchedPage, Validators, fetch_page, is_image
 from webcapture.fastpath.render_decision import render_reason
 from webcapture.models.engines import RanEngine, browser_only_fields
 from webcapture.models.page_actions import status_refused
 from webcapture.models.page_control import PageControl
 from webcapture.observability import logger
 
-# What a served document may be for the fast path to read it as a page; anything else (a PDF, an image)
-# is the browser's under `auto`.
+# What a served document may be for the fast path to read it as a page (an image too: http_page reads it
+# as the document Chromium shows for it); anything else (a PDF, JSON) is the browser's under `auto`.
 _READABLE: Final = ("html", "xml", "text/")
+# What `engine: http` also reads, as text: a JSON document or a script is text, a PDF or an archive is not.
+_TEXT_TOO: Final = ("json", "javascript", "ecmascript")
 
 
 def fetched_for(request: BaseModel, url: str, *, conditional: Validators | None = None) -> FetchedPage | None:
@@ -43,8 +45,13 @@ def fetched_for(request: BaseModel, url: str, *, conditional: Validators | None 
         if reason is not None:
             logger.info("auto engine renders the page", extra={"reason": reason, "url": page.final_url})
             return None
-    elif not (control is not None and control.allowBlocked):
-        wall = detect_wall(signals_from_html(page.html, page.status_code, page.headers))
+    else:
+        if not _readable(page.content_type, _READABLE + _TEXT_TOO):
+            raise NavigationFailed(f"The target served {page.content_type.split(';')[0].strip()}, which is "
+                                   "not a page the http engine reads (HTML, XML, text or an image); engine "
+                                   "browser loads it in Chromium")
+        wall = None if control is not None and control.allowBlocked else detect_wall(
+            signals_from_html(page.html, page.status_code, page.headers))
         if wall is not None:
             raise TargetBlocked(wall.message())
     if control is not None and status_refused(page.status_code, list(control.failOnStatus)):
@@ -54,10 +61,15 @@ def fetched_for(request: BaseModel, url: str, *, conditional: Validators | None 
 
 
 def _render_reason(page: FetchedPage) -> str | None:
-    content_type = page.content_type.lower()
-    if content_type and not any(kind in content_type for kind in _READABLE):
-        return f"not a text document ({content_type})"
+    if not _readable(page.content_type, _READABLE):
+        return f"not a text document ({page.content_type.lower()})"
     return render_reason(page.html, page.status_code, page.headers)
+
+
+def _readable(content_type: str, kinds: tuple[str, ...]) -> bool:
+    """Whether the fast path reads a document of this type (none named: it is read as HTML)."""
+    lowered = content_type.lower()
+    return not lowered or is_image(lowered) or any(kind in lowered for kind in kinds)
 
 
 def engine_metadata(engine: RanEngine, validators: Validators | None) -> dict[str, Any]:
