@@ -296,3 +296,12 @@ def test_a_rule_that_separates_nothing_is_left_out() -> None:
     # A rule inside a quote or a list is the quote's or the list's own.
     assert whole("<blockquote><p>A</p><hr></blockquote>") == "> A\n>\n> ---"
     assert whole("<hr>") == ""
+
+
+def test_a_link_inside_a_link_leaves_the_outer_one_its_text() -> None:
+    # PostgreSQL's glossary (DocBook) nests its term links; CommonMark links hold no link.
+    markdown = whole('<p>See <a href="#g-atom"><em><a href="#g-atom" title="Atomicity">atomicity</a></em></a>'
+                     ' and <a href="/x"><code><a href="/y">y</a></code> here</a>, <a href="/z">plain</a>.</p>')
+    assert markdown == ("See *[atomicity](https://docs.example/guide/page.html#g-atom)* and "
+                        "[`y`](https://docs.example/y) here, [plain](https://docs.example/z).")
+    assert COMMONMARK.render(markdown).count("<a href") == 3

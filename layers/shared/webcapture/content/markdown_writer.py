@@ -139,6 +139,7 @@ class _Writer:
         self.skip: set[etree._Element] = set()  # already written elsewhere (an admonition's label)
         self.in_admonition = False
         self.texts: dict[str, str] = {}  # a page's text repeats: line breaks between tags, ", ", " and "
+        self.links = 0  # links written so far: one inside a link makes that link its text
 
     def text(self, text: str) -> str:
         written = self.texts.get(text)
@@ -369,6 +370,7 @@ class _Writer:
             code = _string(element)
             text = code_span(code)
             if len(anchors) == 1 and _string(anchors[0]).strip() == code.strip():
+                self.links += 1
                 return f"[{text.strip()}]({_destination(anchors[0].get('href', ''))})"
             return text
         if tag == "br":
@@ -376,10 +378,14 @@ class _Writer:
         if tag == "a":
             if is_permalink(element):
                 return ""
+            before = self.links
             inner = self.inline_content(element)
             href = element.get("href")
-            if not href or not inner.strip():
+            if not href or not inner.strip() or self.links > before:
+                # A link holding a link (DocBook's glossary terms nest them) is its content: CommonMark
+                # links hold no link, and a browser ends the outer one where the inner one starts.
                 return inner
+            self.links += 1
             return _around(inner, f"[{inner.strip()}]({_destination(href)})")
         if tag in ("strong", "b"):
             return _wrap(self.inline_content(element), "**")
