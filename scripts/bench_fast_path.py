@@ -23,6 +23,7 @@ files; written to docs/benchmarks.md.
     python scripts/bench_fast_path.py [--pages 300] [--runs 9] [--write-docs]
     python scripts/bench_fast_path.py --parts markdown,crawl   # some parts only (printed, never written)
     python scripts/bench_fast_path.py --parts crawl,browser-crawl --pages 30   # the crawls, compared
+    python scripts/bench_fast_path.py --parts crawl,browser-crawl --site git-doc   # on another generator
 """
 
 from __future__ import annotations
@@ -45,11 +46,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from scripts.bench_docs import SITES, Site  # noqa: E402
 from scripts.benchmark_docs import write_block  # noqa: E402
 from scripts.crawl_fidelity import compare, summary, target_row  # noqa: E402
 from scripts.deployed_api import DeployedApi  # noqa: E402
 from scripts.fast_path_costs import Crawled, Measured, cost_block, result_kb  # noqa: E402
-from tests.support.docs_site import PYTHON_DOCS, DocsServer  # noqa: E402
+from tests.support.docs_site import GIT_DOCS, POSTGRES_DOCS, PYTHON_DOCS, SPHINX_DOCS, DocsServer  # noqa: E402
 from tests.support.jobs_client import all_results, wait_until_settled  # noqa: E402
 from tests.support.local_api import LocalApi, start_local_api  # noqa: E402
 from webcapture.browser.launch import processes  # noqa: E402
@@ -59,6 +61,20 @@ CRAWL_TARGET = 10.0
 MARKDOWN_TARGET = 0.1
 SINCE_TARGET = 20.0
 PARTS = ("cold", "markdown", "crawl", "browser-crawl")
+# The sites the crawls can compare on (--site): each Debian documentation package's served folder and its
+# entry in scripts/bench_docs.py, whose navigation the docs-fidelity score sets apart. The docs' figures are
+# python3-doc's; the others check the comparison on other generators.
+CRAWL_SITES = {
+    "python3-doc": PYTHON_DOCS,
+    "sphinx-doc": SPHINX_DOCS,
+    "git-doc": GIT_DOCS,
+    "postgresql-doc-15": POSTGRES_DOCS,
+    "debian-handbook": Path("/usr/share/doc/debian-handbook/html/en-US"),
+}
+
+
+def scoring_site(name: str) -> Site:
+    return next(site for site in SITES if site.name.startswith(name))
 _WORD = re.compile(r"\w+")
 
 
@@ -299,17 +315,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--formats", default="markdown", help="the synthetic crawl's formats")
     parser.add_argument("--parts", default=",".join(PARTS),
                         help=f"which to run, of {','.join(PARTS)} (all of them to write the docs)")
+    parser.add_argument("--site", choices=sorted(CRAWL_SITES), default="python3-doc",
+                        help="the site the crawls compare on (another than python3-doc: the crawl parts "
+                             "only, printed)")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
     if not parts <= set(PARTS) or (args.write_docs and parts != set(PARTS)):
         parser.error(f"--parts: some of {','.join(PARTS)}; --write-docs needs all of them")
+    if args.site != "python3-doc" and (args.write_docs or not parts <= {"crawl", "browser-crawl"}):
+        parser.error("--site: another site than python3-doc runs the crawl parts only, and writes nothing")
     if args.synthetic:
         text = synthetic(args.synthetic, args.formats.split(","))
         print(text)
         if args.write_docs:
             write_block("fast-path-synthetic", text)
         return 0
-    site = DocsServer(PYTHON_DOCS, ADDRESS)
+    root = CRAWL_SITES[args.site]
+    site = DocsServer(root, ADDRESS)
     stack = start_local_api(
         {"WEBCAPTURE_EGRESS_ALLOW": f"{ADDRESS}/32", "WEBCAPTURE_WARM_START": "0",
          "WEBCAPTURE_DEFAULT_MAX_CONCURRENCY": str(args.workers + 1)},
@@ -358,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     if not {"crawl", "browser-crawl"} <= parts:
         return 0
     auto_rate, browser_rate = len(auto_md) / auto_s, len(browser_md) / browser_s
-    fidelity, unserved = compare(auto_md, browser_md, PYTHON_DOCS)
+    fidelity, unserved = compare(auto_md, browser_md, root, scoring_site(args.site))
     both = sorted(set(auto_md) & set(browser_md))
     equal = sum(auto_md[url] == browser_md[url] for url in both)
     scores = [_f1(browser_md[url], auto_md[url]) for url in both]
@@ -370,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         target_row(fidelity),
     ]
     comparison = [
-        summary(fidelity, unserved),
+        summary(fidelity, unserved, site=scoring_site(args.site)),
         "",
         f"Stricter, on the same {len(both)} pages: {equal} exactly equal Markdown; token F1 between the two "
         f"mean {statistics.mean(scores):.4f}, lowest {min(scores):.4f} "

@@ -88,6 +88,12 @@ def compare(auto_md: dict[str, str], browser_md: dict[str, str], root: Path,
     return pages, unserved
 
 
+def _navigation_of(site: Site) -> str:
+    """What the score sets apart as the site's navigation, named by the site's generator."""
+    generator = site.name.split("(", 1)[-1].split(",")[0].rstrip(")") if "(" in site.name else site.name
+    return f"the {generator} navigation"
+
+
 def _named(page: PageFidelity) -> str:
     return (f"{page.path}: `auto` {page.auto_score:.3f}, browser {page.browser_score:.3f} "
             f"({'; '.join(page.reasons())})")
@@ -105,7 +111,7 @@ def target_row(pages: list[PageFidelity]) -> str:
             f"{TOLERANCE} |")
 
 
-def summary(pages: list[PageFidelity], unserved: list[str], shown: int = 5) -> str:
+def summary(pages: list[PageFidelity], unserved: list[str], shown: int = 5, site: Site = PYTHON_SITE) -> str:
     """The paragraph under the table: how many pages are within the tolerance, the mean absolute
     difference, each page outside it by name with the part that differs and what each side lacks, and
     the largest differences within it."""
@@ -120,7 +126,7 @@ def summary(pages: list[PageFidelity], unserved: list[str], shown: int = 5) -> s
     differing = sorted((page for page in within if page.difference),
                        key=lambda page: -abs(page.difference))[:shown]
     text = [f"Docs-fidelity (scripts/bench_docs.py's score: inline code, fenced, language, cells, headings, "
-            f"navigation; each page's Markdown against the page's served HTML, the Sphinx navigation set "
+            f"navigation; each page's Markdown against the page's served HTML, {_navigation_of(site)} set "
             f"apart) of the {len(pages)} pages both crawls completed: {len(within)} within {TOLERANCE}, mean "
             f"absolute difference {statistics.mean(abs(page.difference) for page in pages):.4f}"
             + (f" ({unscored} with none of the parts, scored alike)" if unscored else "")
