@@ -61,6 +61,7 @@ CRAWL_TARGET = 10.0
 MARKDOWN_TARGET = 0.1
 SINCE_TARGET = 20.0
 PARTS = ("cold", "markdown", "crawl", "browser-crawl")
+_WORD = re.compile(r"\w+")
 # The sites the crawls can compare on (--site): each Debian documentation package's served folder and its
 # entry in scripts/bench_docs.py, whose navigation the docs-fidelity score sets apart. The docs' figures are
 # python3-doc's; the others check the comparison on other generators.
@@ -74,8 +75,8 @@ CRAWL_SITES = {
 
 
 def scoring_site(name: str) -> Site:
+    """scripts/bench_docs.py's entry for a --site name: the navigation its docs-fidelity score sets apart."""
     return next(site for site in SITES if site.name.startswith(name))
-_WORD = re.compile(r"\w+")
 
 
 def _f1(a: str, b: str) -> float:
