@@ -11,6 +11,8 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     fixture_server_fixture,
 )
 from webcapture.browser import load_page
+from webcapture.content.docs_layouts import docs_article
+from webcapture.content.html_tree import parse_page
 from webcapture.content.main_content import full_page_markdown, main_content, main_content_markdown
 
 SHOP_PAGE = (PAGES / "shop.html").read_text(encoding="utf-8")
@@ -124,3 +126,18 @@ def test_text_hidden_by_a_stylesheet_never_reaches_the_output(
     assert "By noon we reached the hut" in markdown
     for marker in CSS_MARKERS:
         assert marker not in markdown
+
+
+def test_a_layout_known_by_its_hover_permalinks_is_known_after_the_browser(
+        fixture_server: FixtureHttpServer) -> None:
+    # MkDocs' own theme has no generator <meta>: its layout is known by the headings' permalinks, which its
+    # stylesheet shows only on hover. Removed as invisible, the article went to the generic extractor,
+    # which dropped its list of chapters and its rule.
+    snapshot = load_page(fixture_server.url("/hover-permalinks.html"), 0)
+    article = docs_article(parse_page(snapshot.html))
+    assert article is not None and article.region.get("role") == "main"
+    markdown = main_content_markdown(snapshot.html, snapshot.final_url)
+    assert markdown == main_content_markdown((PAGES / "hover-permalinks.html").read_text(encoding="utf-8"),
+                                             snapshot.final_url)
+    assert "- [Writing Your Docs](" in markdown and "\n\n---\n\n" in markdown
+    assert "¶" not in markdown and "Copyright" not in markdown

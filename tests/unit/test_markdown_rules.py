@@ -305,3 +305,8 @@ def test_a_link_inside_a_link_leaves_the_outer_one_its_text() -> None:
     assert markdown == ("See *[atomicity](https://docs.example/guide/page.html#g-atom)* and "
                         "[`y`](https://docs.example/y) here, [plain](https://docs.example/z).")
     assert COMMONMARK.render(markdown).count("<a href") == 3
+
+
+def test_a_fragment_link_whose_text_is_an_icon_glyph_is_a_permalink() -> None:
+    markdown = whole('<h2 id="s">Setup<a href="#s">\uf0c1</a></h2><p>See <a href="#s">\uf0c1 setup</a>.</p>')
+    assert markdown == "## Setup\n\nSee [\uf0c1 setup](https://docs.example/guide/page.html#s)."

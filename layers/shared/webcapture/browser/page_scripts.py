@@ -57,14 +57,21 @@ EXTRACT_LINKS_JS = r"""
 """
 
 
-# Computed style is the only reliable test: class rules, media queries and scripts all end up there.
+# Computed style is the only reliable test: class rules, media queries and scripts all end up there. A
+# heading's permalink that a theme shows only on hover is kept: it holds no text but its mark (the
+# Markdown writer drops it by its class or its mark), and its class is how a documentation layout
+# without a generator <meta> is known (content/docs_layouts.py: MkDocs' own theme, Sphinx themes).
 REMOVE_INVISIBLE_JS = """
 () => {
+  // Its text: nothing, one mark, or one icon font's glyph (Unicode's private use area: MkDocs' theme).
+  const mark = /^[\\u00b6#\\u00a7\\u{1F517}\\u200b\\uE000-\\uF8FF]?$/u;
+  const permalink = (element) => element.tagName === "A"
+      && (element.getAttribute("href") || "").startsWith("#") && mark.test(element.textContent.trim());
   const hidden = [];
   for (const element of document.body ? document.body.querySelectorAll("*") : []) {
     const style = getComputedStyle(element);
-    if (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse"
-        || style.opacity === "0" || parseFloat(style.fontSize) === 0) {
+    if ((style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse"
+        || style.opacity === "0" || parseFloat(style.fontSize) === 0) && !permalink(element)) {
       hidden.push(element);
     }
   }

@@ -30,6 +30,8 @@ _PERMALINK_CLASSES = frozenset({
     "heading-anchor", "anchor-link", "md-anchor",
 })  # fmt: skip
 _PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
+# Or one icon font's glyph, which fonts keep in Unicode's private use area (MkDocs' theme writes one).
+_ICON_GLYPHS = ("\ue000", "\uf8ff")
 # Admonitions: Sphinx and MkDocs (admonition), Docusaurus (theme-admonition), GitHub (markdown-alert),
 # DocBook and Publican (note, warning, ... on a div), AsciiDoc (admonitionblock).
 _ADMONITION_KINDS = ("note", "warning", "tip", "caution", "important", "danger", "hint", "attention", "error",
@@ -130,7 +132,10 @@ def is_permalink(anchor: etree._Element) -> bool:
     cls = anchor.get("class")
     if cls and not _PERMALINK_CLASSES.isdisjoint(cls.split()):
         return True
-    return "#" in (anchor.get("href") or "") and _string(anchor).strip() in _PERMALINK_TEXTS
+    if "#" not in (anchor.get("href") or ""):
+        return False
+    text = _string(anchor).strip()
+    return text in _PERMALINK_TEXTS or (len(text) == 1 and _ICON_GLYPHS[0] <= text <= _ICON_GLYPHS[1])
 
 
 class _Writer:
