@@ -57,7 +57,8 @@ def _values_form(values: Any) -> Any:
 
 
 class ConditionParse:
-    """Stands in for moto's ConditionExpressionParser: parse() answers, and fills the placeholders found,
+    """Stands in for moto's ConditionExpressionParser (and its create_condition_expression_parser, which
+    only makes one): parse() answers, and fills the placeholders found,
     as moto's does, from a kept parse of the same form."""
 
     def __init__(self, expression: str | None, names: dict[str, str] | None,
@@ -117,12 +118,6 @@ def _with_values(node: Any, values: Any) -> Any:
     return node._replace(children=[_with_values(child, values) for child in node.children])
 
 
-def condition_parser(expression: str | None, names: dict[str, str] | None,
-                     values: dict[str, dict[str, str]] | None) -> ConditionParse:
-    """Stands in for moto's create_condition_expression_parser."""
-    return ConditionParse(expression, names, values)
-
-
 def _parsed_once(expr: str | None, names: dict[str, str] | None,
                  values: dict[str, dict[str, str]] | None) -> Op | Func:
     """Stands in for moto's get_filter_expression."""
@@ -137,5 +132,5 @@ def make_conditions_parse_once() -> None:
         if not _patched:
             dynamodb_models.get_filter_expression = _parsed_once  # type: ignore[attr-defined]
             dynamodb_table.get_filter_expression = _parsed_once  # type: ignore[attr-defined]
-            dynamodb_models.create_condition_expression_parser = condition_parser  # type: ignore[attr-defined,assignment]
+            dynamodb_models.create_condition_expression_parser = ConditionParse  # type: ignore[attr-defined,assignment]
             _patched = True

@@ -24,7 +24,7 @@ from typing import Any
 from moto.dynamodb import responses as dynamodb_responses
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 
-from localapi.moto_conditions import condition_parser
+from localapi.moto_conditions import ConditionParse
 from localapi.moto_kept import Kept
 
 # moto's own, kept when the memo replaces it (a module global, so a test can count its calls).
@@ -67,6 +67,6 @@ def make_handler_parses_once() -> None:
     global _patched
     with _lock:
         if not _patched:
-            dynamodb_responses.create_condition_expression_parser = condition_parser  # type: ignore[attr-defined,assignment]
+            dynamodb_responses.create_condition_expression_parser = ConditionParse  # type: ignore[attr-defined,assignment]
             dynamodb_responses.UpdateExpressionParser = _HandlerUpdateExpressionParser  # type: ignore[attr-defined]
             _patched = True

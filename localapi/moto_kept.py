@@ -34,7 +34,3 @@ class Kept(Generic[Parsed]):
     def __len__(self) -> int:
         with self._lock:
             return len(self._parses)
-
-    def __contains__(self, key: object) -> bool:
-        with self._lock:
-            return key in self._parses

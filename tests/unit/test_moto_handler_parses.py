@@ -194,7 +194,7 @@ def test_a_kept_parse_answers_as_motos_parse_for_any_values(fresh_memos: None) -
         values = {placeholder: chosen.choice(_VALUES) for placeholder in (":a", ":b", ":c")
                   if chosen.random() < 0.9}
         theirs = _parsed(moto_conditions._moto_condition_parser, expression, names, values)
-        assert _parsed(moto_conditions.condition_parser, expression, names, values) == theirs
+        assert _parsed(moto_conditions.ConditionParse, expression, names, values) == theirs
         told_apart.add(theirs[0])
     assert told_apart >= {"parsed", "KeyError", "IncorrectOperandType", "IndexError", "AttributeError"}
 
