@@ -15,12 +15,14 @@ from typing import NamedTuple
 from lxml import etree
 from lxml.html import HtmlElement
 
+from webcapture.content import doxygen_pages
 from webcapture.content.html_tree import remove_keeping_tail
 
 # A layout is known by a mark only its generator writes ("class:x", "id:x", "generator:x" for a word of
 # its <meta name="generator">), and has its article at the first of these places that the page has.
 _SPHINX = ("attr:itemprop=articleBody", "class:bd-article", "attr:role=main", "class:body",
            "id:furo-main-content")
+_DOXYGEN = ("id:doc-content", "tag:body")  # the tree view's article pane, else the page less its header
 _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generator:sphinx", _SPHINX),
     ("generator:mkdocs", ("class:md-content__inner", "attr:role=main")),
@@ -31,6 +33,7 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generator:docbook", ("tag:body",)),
     ("generator:asciidoc", ("tag:body",)),  # AsciiDoc and Asciidoctor: title in #header, article in #content
     ("generator:publican", ("tag:body",)),
+    ("generator:doxygen", _DOXYGEN),
     ("class:theme-doc-markdown", ("class:theme-doc-markdown",)),  # Docusaurus
     ("class:md-content__inner", ("class:md-content__inner",)),  # MkDocs Material
     ("class:rustdoc", ("id:main-content",)),  # rustdoc
@@ -39,7 +42,10 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("id:apicontent", ("id:apicontent",)),  # Node.js API docs
     ("class:sphinxsidebar", _SPHINX),
     ("class:headerlink", _SPHINX),
+    ("class:headertitle", _DOXYGEN),  # Doxygen before 1.8.0 wrote no generator <meta>
 )
+# Layouts whose article is rewritten before the writer reads it, by the rule that found them.
+_REWRITES = {"generator:doxygen": doxygen_pages.rewrite, "class:headertitle": doxygen_pages.rewrite}
 _MARKS = frozenset(mark for rule, places in _LAYOUTS for mark in (rule, *places))
 _CLASSES = frozenset(mark[6:] for mark in _MARKS if mark.startswith("class:"))
 _IDS = frozenset(mark[3:] for mark in _MARKS if mark.startswith("id:"))
@@ -81,6 +87,7 @@ EDIT_PHRASES = frozenset({
 class DocsArticle(NamedTuple):
     region: HtmlElement  # the article
     navigation: list[HtmlElement]  # the page's elements whose class, id or role says navigation
+    layout: str = ""  # the mark the layout was known by
 
 
 def docs_article(tree: HtmlElement) -> DocsArticle | None:
@@ -131,7 +138,7 @@ def docs_article(tree: HtmlElement) -> DocsArticle | None:
         if rule in found:
             for place in places:
                 if place in found:
-                    return DocsArticle(found[place], navigation)
+                    return DocsArticle(found[place], navigation, rule)
     return None
 
 
@@ -145,8 +152,9 @@ _LONG_ENOUGH_LINKS = etree.XPath(f"descendant::a[string-length() >= {min(map(len
 
 def drop_navigation(article: DocsArticle) -> None:
     """Remove the site's navigation inside an article region: menus, tables of contents, breadcrumbs,
-    previous/next links, version pickers, "edit this page". The article may have been cut and pruned
-    since docs_article found it: what it noted counts only where it is still inside the region."""
+    previous/next links, version pickers, "edit this page"; then rewrite it where its layout needs that
+    (doxygen_pages). The article may have been cut and pruned since docs_article found it: what it noted
+    counts only where it is still inside the region."""
     region = article.region
     doomed: dict[HtmlElement, None] = dict.fromkeys(region.iter("nav", "button"))
     for element in article.navigation:
@@ -158,3 +166,6 @@ def drop_navigation(article: DocsArticle) -> None:
     doomed.pop(region, None)
     for element in doomed:  # what is removed does not depend on the order of removal
         remove_keeping_tail(element)
+    rewrite = _REWRITES.get(article.layout)
+    if rewrite is not None:
+        rewrite(region)

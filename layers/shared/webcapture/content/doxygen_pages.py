@@ -1,0 +1,120 @@
+"""Doxygen's pages (API references of C, C++, Python, Fortran code, and manuals written with it), rewritten
+into the HTML that says what they mean before the Markdown writer reads them (docs/markdown.md#doxygen).
+
+Doxygen writes for its stylesheet: a page's title is a `<div class="title">`, a code listing is a
+`<div class="fragment">` of `<div class="line">`s (line numbers in `<span class="lineno">`), a member
+summary is a layout table with its section headings in cells, and a member's prototype is a table of its
+parameters. Read as they are, titles become paragraphs, each line of code a paragraph of its own, and
+prototypes tables of fragments. Rewritten, they are a heading, a code block, and the signature-and-description
+lists the writer already makes of Sphinx's API entries.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from webcapture.content.html_tree import remove_keeping_tail
+
+# Doxygen's header, menus, tree view, search and breadcrumbs (by id, then by class); what its stylesheet
+# hides until a script or a hover shows it (a member's card in a source listing, `ttc`; the decoy letters
+# in an e-mail address, `obfuscator`); permalink marks, and the letters and arrows drawn as icons.
+NAVIGATION_IDS: Final = frozenset({"top", "titlearea", "main-nav", "side-nav", "nav-path", "MSearchBox",
+                                   "MSearchSelectWindow", "MSearchResultsWindow"})
+_NOT_ARTICLE_CLASSES: Final = frozenset({"navpath", "summary", "ingroups", "qindex", "ttc", "obfuscator",
+                                         "permalink", "icona", "arrow"})
+_SIGNATURE: Final = "sig"  # the class the writer reads a definition term as code by (markdown_writer._term)
+# The spaces a prototype's table layout leaves: after "(", before ")" and ",", between a name and its "(".
+_LAYOUT_SPACES: Final = ((re.compile(r"\(\s+"), "("), (re.compile(r"\s+([),])"), r"\1"),
+                         (re.compile(r"(\w)\s+\("), r"\1("))
+_MORE = "More..."
+
+
+def rewrite(region: HtmlElement) -> None:
+    """Rewrite a Doxygen article region in place (see the module's docstring)."""
+    doomed: list[HtmlElement] = []
+    for element in list(region.iter("div", "span", "table", "a")):
+        names = set((element.get("class") or "").split())
+        if element.get("id") in NAVIGATION_IDS or not names.isdisjoint(_NOT_ARTICLE_CLASSES):
+            doomed.append(element)
+        elif element.tag == "a" and (element.text or "").strip() == _MORE:
+            doomed.append(element)  # "More..." leads to the details further down the same page
+    for element in doomed:
+        if element.getparent() is not None:
+            remove_keeping_tail(element)
+    for element in list(region.iter("div", "table")):
+        names = set((element.get("class") or "").split())
+        if "title" in names and element.tag == "div":
+            element.tag = "h1"
+        elif "fragment" in names and element.tag == "div":
+            _as_code_block(element)
+        elif "memberdecls" in names:
+            _member_summary(element)
+        elif "memitem" in names:
+            _member(element)
+
+
+def _as_code_block(fragment: HtmlElement) -> None:
+    """A fragment's lines as one <pre> (the writer leaves out the `lineno` spans inside it)."""
+    fragment.tag = "pre"
+    for line in fragment:
+        if line.tag == "div":
+            line.tag = "span"
+            if not (line.tail or "").strip():
+                line.tail = "\n"
+
+
+def _member_summary(table: HtmlElement) -> None:
+    """A member summary table: each heading row a heading, each member a signature with its brief
+    description, as a definition list."""
+    parts: list[HtmlElement] = []
+    members: HtmlElement | None = None
+    for row in table.iter("tr"):
+        kind = (row.get("class") or "").split(":", 1)[0]
+        if kind == "heading":
+            parts.extend(list(row.iter("h2", "h3", "h4")))
+            members = None
+        elif kind == "memitem":
+            if members is None:
+                members = etree.Element("dl")
+                parts.append(members)
+            term = etree.SubElement(members, "dt", {"class": _SIGNATURE})
+            term.text = _signature(row)
+        elif kind == "memdesc" and members is not None:
+            cells = row.findall("td")
+            if cells:
+                description = cells[-1]
+                description.tag = "dd"
+                members.append(description)
+    _replace(table, parts)
+
+
+def _member(item: HtmlElement) -> None:
+    """A member's documentation: its prototype as the signature, its text as the description."""
+    prototype = item.find_class("memproto")
+    documentation = item.find_class("memdoc")
+    entry = etree.Element("dl")
+    term = etree.SubElement(entry, "dt", {"class": _SIGNATURE})
+    term.text = _signature(prototype[0]) if prototype else ""
+    if documentation:
+        documentation[0].tag = "dd"
+        entry.append(documentation[0])
+    _replace(item, [entry])
+
+
+def _signature(element: HtmlElement) -> str:
+    """The words of a prototype on one line, without the spaces its table layout puts around ( , )."""
+    words = " ".join(element.text_content().split())
+    for spaces, written in _LAYOUT_SPACES:
+        words = spaces.sub(written, words)
+    return words
+
+
+def _replace(element: HtmlElement, parts: list[HtmlElement]) -> None:
+    """Put `parts` where `element` is, the text after it kept."""
+    for part in parts:
+        element.addprevious(part)
+    remove_keeping_tail(element)
