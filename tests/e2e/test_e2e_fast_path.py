@@ -1,7 +1,8 @@
 """The fast path end to end (docs/fast-path.md), over HTTP to a local API of its own with moto and real
 Chromium: `auto` renders a script-built page and fetches a static one; `http` with `actions` is a 422
 naming the field; `http` following a redirect to an internal address is a 400 URL_NOT_ALLOWED and the
-canary on 127.0.0.1 never sees a connection; an incremental crawl after one page changed and one was
+canary on 127.0.0.1 never sees a connection; an `auto` crawl of pages whose menu a script builds renders
+one of them and follows the menu, where an `http` crawl cannot; an incremental crawl after one page changed and one was
 deleted reports 1 changed, 1 removed, the rest same, and charges only the changed page; the same
 re-crawl from the CLI (`webcapture crawl URL --since JOB_ID --wait --out DIR`, as docs/crawl-and-map.md
 shows it) writes only the changed page and says what changed."""
@@ -34,6 +35,18 @@ SCRIPT_BUILT = (b"<html><head><title>App</title></head><body><div id='root'></di
                 b"</script></body></html>")
 
 
+MENU_PAGES = 4
+MENU_JS = ("document.getElementById('main-nav').innerHTML = " + repr("".join(
+    f"<a href='/m{n}'>section {n}</a>" for n in range(1, MENU_PAGES + 1))) + ";").encode()
+
+
+def _menu_page(number: int) -> bytes:
+    """A page whose menu only its script builds (as Doxygen's are), its article in its HTML."""
+    return (f"<html><title>Section {number}</title><body><div id='main-nav'></div>"
+            "<script src='/menu.js'></script><main><h1>Section " + str(number) + "</h1>"
+            + f"<p>The article of section {number}, served whole. " * 20 + "</p></main></body></html>").encode()
+
+
 def _page(number: int, words: str) -> bytes:
     links = "".join(f"<a href='/p{n}'>page {n}</a>" for n in range(1, PAGES + 1))
     return (f"<html><title>Page {number}</title><body><nav>{links}</nav><main><h1>Page {number}</h1>"
@@ -51,6 +64,9 @@ def canary() -> Iterator[CanaryServer]:
 def site() -> Iterator[FastPageServer]:
     server = FastPageServer(PUBLIC)
     server.pages["/app"] = (SCRIPT_BUILT, "text/html", "")
+    server.pages["/menu.js"] = (MENU_JS, "application/javascript", "")
+    for n in range(1, MENU_PAGES + 1):
+        server.pages[f"/m{n}"] = (_menu_page(n), "text/html", "")
     for n in range(1, PAGES + 1):
         server.pages[f"/p{n}"] = (_page(n, f"words of page {n}"), "text/html", f'"p{n}-v1"')
     yield server
@@ -98,8 +114,8 @@ def test_http_following_a_redirect_inside_is_refused_and_the_canary_untouched(
     assert credits_left(api) == before
 
 
-def _crawl(api: LocalApi, site: FastPageServer, **more: Any) -> dict[str, Any]:
-    answer = api.call("POST", "/v1/web/crawl", json={"url": f"http://{PUBLIC}:{site.port}/p1", "limit": 20,
+def _crawl(api: LocalApi, site: FastPageServer, start: str = "/p1", **more: Any) -> dict[str, Any]:
+    answer = api.call("POST", "/v1/web/crawl", json={"url": f"http://{PUBLIC}:{site.port}{start}", "limit": 20,
                                                      "sitemap": "skip", "respectRobotsTxt": False, **more})
     assert answer.status_code == 202, answer.text
     job_id = answer.json()["data"]["jobId"]
@@ -119,6 +135,17 @@ def test_an_incremental_crawl_reports_one_changed_one_removed_and_charges_only_t
     assert statuses == {"p1": "same", "p2": "changed", "p3": "same", "p4": "same", "p5": "removed"}
     assert again["changes"] == {"new": 0, "changed": 1, "same": 3, "removed": 1}
     assert again["creditsCost"] == 1 and before - credits_left(api) == 1
+
+
+def test_an_auto_crawl_renders_one_page_of_a_menu_built_by_script_and_follows_the_menu(
+        api: LocalApi, site: FastPageServer) -> None:
+    crawled = _crawl(api, site, start="/m1")
+    engines = {r["data"]["url"].rsplit("/", 1)[1]: r["data"]["metadata"]["engine"] for r in crawled["results"]}
+    assert sorted(engines) == [f"m{n}" for n in range(1, MENU_PAGES + 1)]
+    assert sorted(engines.values()) == ["browser"] + ["http"] * (MENU_PAGES - 1)
+    assert all("served whole" in r["data"]["markdown"] for r in crawled["results"])
+    fetched = _crawl(api, site, start="/m1", engine="http")  # no browser: the menu's pages are not found
+    assert [r["data"]["url"].rsplit("/", 1)[1] for r in fetched["results"]] == ["m1"]
 
 
 def test_an_unknown_since_is_a_404_and_charges_nothing(api: LocalApi, site: FastPageServer) -> None:

@@ -26,6 +26,10 @@ Public Member Functions</h2></td></tr>
 <tr class="memdesc:a823b"><td class="mdescLeft">&#160;</td><td class="mdescRight">A member function.
 <a href="#a823b">More...</a><br /></td></tr>
 <tr class="separator:a823b"><td class="memSeparator" colspan="2">&#160;</td></tr>
+<tr class="inherit_header pub_methods_base"><td colspan="2" onclick="javascript:toggleInherit('pub_methods_base')">
+<img src="closed.png" alt="-"/>&#160;Public Member Functions inherited from <a class="el" href="base.html">Base</a></td></tr>
+<tr class="memitem:b1 inherit pub_methods_base"><td class="memItemLeft">void&#160;</td>
+<td class="memItemRight"><a class="el" href="base.html#b1">start</a> ()</td></tr>
 </table>"""
 MEMBER = """<h2 class="groupheader">Member Function Documentation</h2>
 <a id="a823b" name="a823b"></a>
@@ -63,6 +67,8 @@ def test_a_doxygen_page_is_its_title_and_contents_without_its_menus_header_and_f
 
 
 def test_a_doxygen_member_summary_is_headings_and_signatures_with_their_brief_descriptions() -> None:
+    """The members inherited from a base class are left out: its page documents them, and Doxygen's
+    script shows them collapsed (so a browser's Markdown has none either)."""
     markdown = doxygen(SUMMARY)
     assert markdown == ("# Fn_Test Class Reference\n\n## Public Member Functions\n\n"
                         "- `const char * member(char, int) throw(std::out_of_range)`\n\n  A member function.")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from webcapture.fastpath.decoding import decode_html
-from webcapture.fastpath.render_decision import render_reason
+from webcapture.fastpath.render_decision import render_reason, script_built_navigation
 
 ARTICLE_TEXT = "<p>" + "Served whole: every word a reader sees is in the HTML the server sends. " * 30 + "</p>"
 BUNDLE = "<script src='/static/app.3f9a.js'></script>"
@@ -74,3 +74,38 @@ def test_real_documentation_sites_are_static_but_their_search_page(site: str, pa
     needs = {str(path.relative_to(site)) for path in files
              if render_reason(decode_html(path.read_bytes(), "text/html"), 200, {}) is not None}
     assert needs == rendered
+
+
+MENU_SCRIPTS = "<script src='menudata.js'></script><script src='menu.js'></script>"
+
+
+def _doxygen_like(menu: str, scripts: str = MENU_SCRIPTS) -> str:
+    return f"<html><body>{scripts}<div id='main-nav'>{menu}</div>{ARTICLE_TEXT}</body></html>"
+
+
+def test_a_menu_a_script_fills_is_named_by_the_scripts_that_build_it() -> None:
+    page = _doxygen_like("")
+    assert render_reason(page) is None  # its article is in its HTML: a single page is not rendered for it
+    here = script_built_navigation(page, "http://docs.example/api/html/a.html")
+    assert here is not None
+    assert script_built_navigation(page, "http://docs.example/api/html/deeper/../b.html") == here
+    assert script_built_navigation(page, "http://docs.example/other/html/a.html") not in (None, here)
+
+
+@pytest.mark.parametrize("page", [
+    _doxygen_like("<ul><li><a href='index.html'>Main Page</a></li></ul>"),  # the menu is in the HTML
+    _doxygen_like("", scripts=""),  # no script fills it
+    f"<html><body><script src='x.js'></script><div id='nav-sync' class='sync'></div>{ARTICLE_TEXT}</body></html>",
+])
+def test_a_page_whose_menu_is_in_its_html_has_no_script_built_navigation(page: str) -> None:
+    assert script_built_navigation(page, "http://docs.example/a.html") is None
+
+
+@pytest.mark.parametrize("site", ["/usr/share/doc/sphinx-doc/html", "/usr/share/doc/postgresql-doc-15/html",
+                                  "/usr/share/doc/git-doc", "/usr/share/doc/python3.11-doc/html"])
+def test_real_documentation_sites_build_no_navigation_by_script(site: str) -> None:
+    files = sorted(Path(site).rglob("*.html"))
+    assert files
+    built = [path for path in files
+             if script_built_navigation(decode_html(path.read_bytes(), "text/html"), path.as_uri())]
+    assert built == []

@@ -26,6 +26,8 @@ NAVIGATION_IDS: Final = frozenset({"top", "titlearea", "main-nav", "side-nav", "
                                    "MSearchSelectWindow", "MSearchResultsWindow"})
 _NOT_ARTICLE_CLASSES: Final = frozenset({"navpath", "summary", "ingroups", "qindex", "ttc", "obfuscator",
                                          "permalink", "icona", "arrow"})
+# A member summary's rows of members inherited from a base class, and the header that expands them.
+_INHERITED: Final = frozenset({"inherit", "inherit_header"})
 _SIGNATURE: Final = "sig"  # the class the writer reads a definition term as code by (markdown_writer._term)
 # The spaces a prototype's table layout leaves: after "(", before ")" and ",", between a name and its "(".
 _LAYOUT_SPACES: Final = ((re.compile(r"\(\s+"), "("), (re.compile(r"\s+([),])"), r"\1"),
@@ -73,7 +75,10 @@ def _member_summary(table: HtmlElement) -> None:
     parts: list[HtmlElement] = []
     members: HtmlElement | None = None
     for row in table.iter("tr"):
-        kind = (row.get("class") or "").split(":", 1)[0]
+        written = (row.get("class") or "").split()
+        if not _INHERITED.isdisjoint(written):
+            continue  # another class's members, documented on its page (the browser has them collapsed)
+        kind = written[0].split(":", 1)[0] if written else ""
         if kind == "heading":
             parts.extend(list(row.iter("h2", "h3", "h4")))
             members = None

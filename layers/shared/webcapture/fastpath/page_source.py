@@ -9,6 +9,7 @@ unpacks or waits for Chromium.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -17,7 +18,7 @@ from webcapture import request_scope
 from webcapture.content.bot_walls import detect_wall, signals_from_html
 from webcapture.errors import NavigationFailed, TargetBlocked, TargetHttpError
 from webcapture.fastpath.http_page import FetchedPage, Validators, fetch_page, is_image
-from webcapture.fastpath.render_decision import render_reason
+from webcapture.fastpath.render_decision import render_reason, script_built_navigation
 from webcapture.models.engines import RanEngine, browser_only_fields
 from webcapture.models.page_actions import status_refused
 from webcapture.models.page_control import PageControl
@@ -28,11 +29,16 @@ from webcapture.observability import logger
 _READABLE: Final = ("html", "xml", "text/")
 # What `engine: http` also reads, as text: a JSON document or a script is text, a PDF or an archive is not.
 _TEXT_TOO: Final = ("json", "javascript", "ecmascript")
+# Whether the page at this URL is the one to render for the navigation of this name (a crawl's question).
+RendersNavigation = Callable[[str, str], bool]
 
 
-def fetched_for(request: BaseModel, url: str, *, conditional: Validators | None = None) -> FetchedPage | None:
+def fetched_for(request: BaseModel, url: str, *, conditional: Validators | None = None,
+                renders_navigation: RendersNavigation | None = None) -> FetchedPage | None:
     """The page over HTTP when `request`'s engine answers from it, else None (the browser's turn).
-    UrlNotAllowed, NavigationFailed, TargetBlocked and TargetHttpError as the browser path raises them."""
+    UrlNotAllowed, NavigationFailed, TargetBlocked and TargetHttpError as the browser path raises them.
+    `renders_navigation`: a crawl's, whose `auto` renders the page that answers yes for its script-built
+    navigation (render_decision.script_built_navigation)."""
     engine = getattr(request, "engine", "browser")
     if engine == "browser" or (engine == "auto" and browser_only_fields(request)):
         return None
@@ -42,6 +48,10 @@ def fetched_for(request: BaseModel, url: str, *, conditional: Validators | None 
         return page
     if engine == "auto":
         reason = _render_reason(page)
+        if reason is None and renders_navigation is not None:
+            name = script_built_navigation(page.html, page.final_url)
+            if name is not None and renders_navigation(name, page.final_url):
+                reason = "navigation built by script, rendered once in the crawl"
         if reason is not None:
             logger.info("auto engine renders the page", extra={"reason": reason, "url": page.final_url})
             return None

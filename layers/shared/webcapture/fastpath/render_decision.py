@@ -9,6 +9,11 @@ The page needs a browser when its HTML does not hold what a reader sees:
 - a bot wall (webcapture.content.bot_walls), which a browser may pass.
 Fields only a browser honours (models.engines) decide before anything is fetched.
 
+A crawl also needs the links a page's reader can follow. Where the site's menu is built by a script (an
+empty navigation element the page's scripts fill: Doxygen's `#main-nav`), its HTML has the article but not
+the menu: `script_built_navigation` names that navigation, and an `auto` crawl renders one page of each
+(site.navigation_renders) and fetches the others.
+
 Only regular expressions over the served HTML: a decision costs milliseconds on a large page, never a
 parse. The thresholds were measured on real documentation sites and script-built fixtures
 (tests/unit/test_render_decision.py, docs/fast-path.md#when-auto-renders).
@@ -16,11 +21,13 @@ parse. The thresholds were measured on real documentation sites and script-built
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html import unescape
 from typing import Final
+from urllib.parse import urljoin
 
 from webcapture.content.bot_walls import detect_wall, signals_from_html
 
@@ -50,6 +57,13 @@ _SCRIPT_REDIRECT = re.compile(
     r"\b(?:window\.|document\.|top\.|self\.)?location(?:\.href)?\s*=(?!=)|"
     r"\blocation\.(?:replace|assign)\s*\(", re.IGNORECASE)
 _ASKS_FOR_SCRIPTS = re.compile(r"javascript|enable\s+js|\bJS\b", re.IGNORECASE)
+# The ids and classes a site's menu is put in, whole (a `nav-sync` button in Doxygen's tree view is not).
+NAVIGATION_NAMES: Final = frozenset({"nav", "navbar", "navigation", "menu", "main-nav", "main-menu",
+                                     "mainmenu", "site-nav", "side-nav", "sidebar", "nav-tree", "navtree",
+                                     "menubar"})
+_EMPTY_CONTAINER = re.compile(r"<(div|nav|ul|aside|header)\b([^>]*)>\s*</\1\s*>", re.IGNORECASE)
+_NAMES = re.compile(r"""\b(?:id|class)\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
+_SCRIPT_SOURCE = re.compile(r"""<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -111,3 +125,17 @@ def render_reason(html: str, status: int | None = None,
             shape.text_chars, 1):
         return "text much thinner than its scripts"
     return None
+
+
+def script_built_navigation(html: str, url: str) -> str | None:
+    """What names the navigation a script builds on this page, or None when the page has none (its menu
+    is in its HTML, or it has no script). Pages whose navigation has the same name get the same menu from
+    the same scripts: the name is a hash of the scripts the page loads, each resolved against `url`."""
+    if "<script" not in html and "<SCRIPT" not in html:
+        return None
+    if not any(not NAVIGATION_NAMES.isdisjoint(names.lower().split())
+               for found in _EMPTY_CONTAINER.finditer(html) for names in _NAMES.findall(found.group(2))):
+        return None
+    sources = sorted({urljoin(url, source.strip()) for source in _SCRIPT_SOURCE.findall(html)})
+    named_by = "\n".join(sources) if sources else urljoin(url, ".")  # inline scripts: the page's folder
+    return hashlib.sha256(named_by.encode()).hexdigest()[:32]

@@ -14,7 +14,7 @@ from webcapture.content.html_tree import parse_page, tree_links
 from webcapture.content.markdown import markdown_and_links
 from webcapture.fastpath.html_links import html_links
 from webcapture.fastpath.http_page import NO_VALIDATORS, FetchedPage, Validators
-from webcapture.fastpath.page_source import engine_metadata, fetched_for
+from webcapture.fastpath.page_source import RendersNavigation, engine_metadata, fetched_for
 from webcapture.models.site_requests import CrawlRequest
 from webcapture.site.crawled_page import CrawledPage
 
@@ -48,11 +48,13 @@ def _fetched_page(fetched: FetchedPage, depth: int, request: CrawlRequest, diges
 
 
 def crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validators | None = None,
-               earlier_body: str | None = None) -> CrawledPage:
+               earlier_body: str | None = None, renders_navigation: RendersNavigation | None = None,
+               ) -> CrawledPage:
     """`conditional`, `earlier_body`: the validators and the body_hash an earlier crawl recorded (an
     incremental crawl's page). A body whose hash is the earlier one's is not converted again: the page
-    is `unchanged`, with its links only (its outputs would be the earlier ones)."""
-    page = fetched_crawl_page(url, depth, request, conditional, earlier_body)
+    is `unchanged`, with its links only (its outputs would be the earlier ones). `renders_navigation`:
+    the crawl's answer to which page renders a navigation a script builds (site.navigation_renders)."""
+    page = fetched_crawl_page(url, depth, request, conditional, earlier_body, renders_navigation)
     if page is not None:
         return page
     from webcapture.site.crawl_render import rendered_page  # the browser's modules, only when one renders
@@ -61,9 +63,10 @@ def crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validat
 
 
 def fetched_crawl_page(url: str, depth: int, request: CrawlRequest, conditional: Validators | None = None,
-                       earlier_body: str | None = None) -> CrawledPage | None:
+                       earlier_body: str | None = None, renders_navigation: RendersNavigation | None = None,
+                       ) -> CrawledPage | None:
     """crawl_page when the page is answered from its fetch; None when the browser must render it."""
-    fetched = fetched_for(request, url, conditional=conditional)
+    fetched = fetched_for(request, url, conditional=conditional, renders_navigation=renders_navigation)
     if fetched is None:
         return None
     if fetched.not_modified:

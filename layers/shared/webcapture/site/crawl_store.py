@@ -44,7 +44,7 @@ def url_sk(canonical: str) -> str:
     return "url#" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _failed_condition(error: ClientError) -> bool:
+def failed_condition(error: ClientError) -> bool:
     code: str = error.response["Error"]["Code"]
     return code == "ConditionalCheckFailedException" or (
         code == "TransactionCanceledException"
@@ -156,7 +156,7 @@ def claim_found(job_id: str, found: list[tuple[str, int, int]], *, limit: int, t
         try:
             dynamodb_client().transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
         except ClientError as error:
-            if not _failed_condition(error):
+            if not failed_condition(error):
                 raise
             taken = _taken(job_id, [(url, depth) for url, depth, _ in chunk], error)
             pending = [entry for entry in pending if entry[0] not in taken]
@@ -223,7 +223,7 @@ def enter_host(job_id: str, host: str, pace: HostPace, lease_s: float) -> HostLe
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
     except ClientError as error:
-        if not _failed_condition(error):
+        if not failed_condition(error):
             raise
         item: dict[str, Any] = error.response.get("Item") or {}  # type: ignore[assignment]
         return _wait_s(job_id, host, item, pace, now)

@@ -31,6 +31,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Final
 
 from webcapture import request_scope
@@ -49,6 +50,7 @@ from webcapture.site.crawl_page import fetched_crawl_page
 from webcapture.site.crawl_store import Claimed, HostLease, claim_found, enter_host, leave_host
 from webcapture.site.discovery import discover, redirected_out_of_scope
 from webcapture.site.host_pace import HostPace
+from webcapture.site.navigation_renders import renders_navigation
 from webcapture.site.scope import Scope
 
 # Pages crawled between two looks at the job (a cancel) and two writes of results.
@@ -249,7 +251,8 @@ def _crawl_one(plan: Sweep, page: Claimed, earlier: EarlierPage | None) -> Crawl
         with request_scope.scoped(scope):
             loaded = fetched_crawl_page(page.url, page.depth, request,
                                         conditional=None if earlier is None else earlier.validators,
-                                        earlier_body=None if earlier is None else earlier.body_hash)
+                                        earlier_body=None if earlier is None else earlier.body_hash,
+                                        renders_navigation=partial(renders_navigation, plan.message.job_id))
     except Exception as error:
         try:
             outcome = failed(error, CRAWL_PAGE)

@@ -25,6 +25,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any, Final
 
 from webcapture import egress, metering, request_scope
@@ -56,6 +57,7 @@ from webcapture.site.crawl_sweep import Sweep, sweep, sweeps
 from webcapture.site.crawled_page import CrawledPage
 from webcapture.site.discovery import discover, redirected_out_of_scope
 from webcapture.site.host_pace import HostPace
+from webcapture.site.navigation_renders import renders_navigation
 from webcapture.site.robots import RobotsRules, fetch_robots
 from webcapture.site.scope import Scope
 from webcapture.site.site_map import MapOptions, map_site
@@ -241,7 +243,8 @@ def _load(message: PageMessage, request: CrawlRequest,
             with metering.metered(_caller(message), 0), sessions.using(use):  # maxConcurrency spans crawls
                 page = crawl_page(message.url, message.depth, request,
                                   conditional=None if earlier is None else earlier.validators,
-                                  earlier_body=None if earlier is None else earlier.body_hash)
+                                  earlier_body=None if earlier is None else earlier.body_hash,
+                                  renders_navigation=partial(renders_navigation, message.job_id))
                 same = same_outcome(page, earlier)
                 if same is not None:
                     return same
