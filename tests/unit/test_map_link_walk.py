@@ -70,9 +70,9 @@ def test_robots_txt_is_honoured(sphinx: DocsServer, monkeypatch: pytest.MonkeyPa
     read: list[str] = []
     original = link_walk._links_of
 
-    def spy(url: str, deadline: float) -> list[tuple[str, str]]:
+    def spy(url: str, walk: link_walk.Walk) -> list[tuple[str, str]]:
         read.append(url)
-        return original(url, deadline)
+        return original(url, walk)
 
     monkeypatch.setattr(link_walk, "_links_of", spy)
     monkeypatch.setattr("webcapture.site.site_map.fetch_robots",

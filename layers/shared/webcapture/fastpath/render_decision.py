@@ -127,15 +127,23 @@ def render_reason(html: str, status: int | None = None,
     return None
 
 
-def script_built_navigation(html: str, url: str) -> str | None:
-    """What names the navigation a script builds on this page, or None when the page has none (its menu
-    is in its HTML, or it has no script). Pages whose navigation has the same name get the same menu from
-    the same scripts: the name is a hash of the scripts the page loads, each resolved against `url`."""
+def navigation_scripts(html: str, url: str) -> list[str] | None:
+    """The scripts (resolved against `url`, sorted) of a page whose navigation a script builds; None when
+    the page has none (its menu is in its HTML, or it has no script)."""
     if "<script" not in html and "<SCRIPT" not in html:
         return None
     if not any(not NAVIGATION_NAMES.isdisjoint(names.lower().split())
                for found in _EMPTY_CONTAINER.finditer(html) for names in _NAMES.findall(found.group(2))):
         return None
-    sources = sorted({urljoin(url, source.strip()) for source in _SCRIPT_SOURCE.findall(html)})
+    return sorted({urljoin(url, source.strip()) for source in _SCRIPT_SOURCE.findall(html)})
+
+
+def script_built_navigation(html: str, url: str) -> str | None:
+    """What names the navigation a script builds on this page, or None when the page has none. Pages whose
+    navigation has the same name get the same menu from the same scripts: the name is a hash of the
+    scripts the page loads (navigation_scripts)."""
+    sources = navigation_scripts(html, url)
+    if sources is None:
+        return None
     named_by = "\n".join(sources) if sources else urljoin(url, ".")  # inline scripts: the page's folder
     return hashlib.sha256(named_by.encode()).hexdigest()[:32]

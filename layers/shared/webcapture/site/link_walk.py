@@ -4,11 +4,13 @@ links followed, breadth first, in scope, robots.txt honoured, until `limit` URLs
 time (about 20 s) is spent, or no page is left to read.
 
 A few pages are fetched at once (the host is asked for at most WALK_CONCURRENCY at a time); each is read
-up to MAX_PAGE_BYTES, only when it answers HTML, and only its links are kept.
+up to MAX_PAGE_BYTES, only when it answers HTML, and only its links are kept, with those of its menu when a
+script builds it (site.script_menus: each such menu's scripts read once).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -26,7 +28,9 @@ from webcapture.fastpath.decoding import (
     UnknownCoding,
     decode_html,
 )
+from webcapture.fastpath.render_decision import navigation_scripts
 from webcapture.site.robots import USER_AGENT
+from webcapture.site.script_menus import menu_links
 
 WALK_BUDGET_S: Final = 20.0
 WALK_CONCURRENCY: Final = 4
@@ -50,10 +54,23 @@ class Walk:
     deadline: float
     pages_read: int = 0
     seen: set[str] = field(default_factory=set)
+    menus_read: set[tuple[str, ...]] = field(default_factory=set)  # the scripts of each menu read
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def first_to_read(self, scripts: list[str]) -> bool:
+        """Whether these scripts' menu is not read yet (and from now on is): a worker thread's question."""
+        menu = tuple(scripts)
+        with self.lock:
+            if menu in self.menus_read:
+                return False
+            self.menus_read.add(menu)
+            return True
 
 
-def _links_of(url: str, deadline: float) -> list[tuple[str, str]]:
-    """The links of one page, or none when it is not an HTML page that could be read."""
+def _links_of(url: str, walk: Walk) -> list[tuple[str, str]]:
+    """The links of one page (and of its menu, when a script builds it and no page read it yet), or none
+    when it is not an HTML page that could be read."""
+    deadline = walk.deadline
     try:
         with get(url, deadline=deadline, headers={"User-Agent": USER_AGENT, "Accept": _HTML_ACCEPT,
                                                   "Accept-Encoding": ACCEPT_ENCODING}) as response:
@@ -66,7 +83,12 @@ def _links_of(url: str, deadline: float) -> list[tuple[str, str]]:
             final_url = response.url
     except (FetchFailed, FetchRefused, NavigationTimeout, UnknownCoding, BrokenCoding):
         return []
-    return page_links(decode_html(data, content_type), final_url).links
+    html = decode_html(data, content_type)
+    links = page_links(html, final_url).links
+    scripts = navigation_scripts(html, final_url)
+    if scripts and walk.first_to_read(scripts):
+        links += menu_links(scripts, final_url, deadline)
+    return links
 
 
 def _worth_reading(canonical: str) -> bool:
@@ -90,7 +112,7 @@ def walk_links(walk: Walk, start_pages: Iterable[str]) -> None:
                 url = queue.popleft()
                 if _worth_reading(url) and walk.allowed(url):
                     batch.append(url)
-            for links in pool.map(lambda url: _links_of(url, walk.deadline), batch):
+            for links in pool.map(lambda url: _links_of(url, walk), batch):
                 walk.pages_read += 1
                 for link, text in links:
                     canonical = walk.canonical_in_scope(link)

@@ -22,10 +22,12 @@ from typing import Final, Literal
 from webcapture.content.page_links import page_links
 from webcapture.egress.fetch import FetchFailed, FetchRefused, get
 from webcapture.errors import NavigationFailed, NavigationTimeout, UrlNotAllowed
+from webcapture.fastpath.render_decision import navigation_scripts
 from webcapture.site.bounded_body import BoundedBody
 from webcapture.site.canonical_urls import canonical_url, canonical_urls, origin_of
 from webcapture.site.link_walk import WALK_BUDGET_S, Walk, walk_links
 from webcapture.site.robots import USER_AGENT, RobotsRules, fetch_robots
+from webcapture.site.script_menus import menu_links
 from webcapture.site.scope import Scope
 from webcapture.site.sitemaps import MAX_ELEMENTS, SitemapRefused, read_sitemap
 
@@ -77,6 +79,7 @@ class _Gathering:
     # The start URL's origin and "/": a URL that starts with it is on the site's own host (nearly every
     # sitemap URL), which the scope would only confirm. Empty when a search must look at every URL.
     own_origin: str = ""
+    start_menu: tuple[str, ...] = ()  # the scripts of the start page's menu, when a script builds it
 
     def canonical(self, url: str) -> str | None:
         return canonical_url(url, drop_query=self.options.ignore_query_parameters)
@@ -233,8 +236,13 @@ def _read_start_page(gathering: _Gathering, url: str) -> tuple[int, str, list[tu
                                        "the links up to there are listed")
     if "html" not in content_type.lower() and content_type:
         return response.status, "", []
-    found = page_links(_decode(data, _charset(content_type)), final_url)
-    return response.status, found.title, found.links
+    html = _decode(data, _charset(content_type))
+    found = page_links(html, final_url)
+    scripts = navigation_scripts(html, final_url)
+    if not scripts:
+        return response.status, found.title, found.links
+    gathering.start_menu = tuple(scripts)
+    return response.status, found.title, found.links + menu_links(scripts, final_url, gathering.deadline)
 
 
 def _walk(gathering: _Gathering, start: str, start_links: list[str]) -> int:
@@ -251,6 +259,8 @@ def _walk(gathering: _Gathering, start: str, start_links: list[str]) -> int:
     walk = Walk(canonical_in_scope=in_scope, add=gathering.add, full=lambda: gathering.full,
                 allowed=robots.allowed, deadline=min(gathering.deadline, time.monotonic() + WALK_BUDGET_S))
     walk.seen.add(start)
+    if gathering.start_menu:
+        walk.menus_read.add(gathering.start_menu)
     walk_links(walk, [*start_links, *list(gathering.found)])
     if not gathering.full and time.monotonic() >= walk.deadline:
         _warn_once(gathering.warnings, f"The time limit was reached while following the site's links "
