@@ -27,8 +27,8 @@ from webcapture.site.bounded_body import BoundedBody
 from webcapture.site.canonical_urls import canonical_url, canonical_urls, origin_of
 from webcapture.site.link_walk import WALK_BUDGET_S, Walk, walk_links
 from webcapture.site.robots import USER_AGENT, RobotsRules, fetch_robots
-from webcapture.site.script_menus import menu_links
 from webcapture.site.scope import Scope
+from webcapture.site.script_menus import menu_links
 from webcapture.site.sitemaps import MAX_ELEMENTS, SitemapRefused, read_sitemap
 
 SitemapMode = Literal["include", "skip", "only"]
