@@ -72,12 +72,15 @@ CRAWL_SITES = {
     "postgresql-doc-15": POSTGRES_DOCS,
     "debian-handbook": Path("/usr/share/doc/debian-handbook/html/en-US"),
     "doxygen-doc": Path("/usr/share/doc/doxygen/html"),
+    "libaom-doc": Path("/usr/share/doc/libaom-dev/html"),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
 # comparable between runs): the navigation their score sets apart.
+_DOXYGEN_NAVIGATION = ("//div[@id='top'] | //div[@id='side-nav'] | //div[contains(@class,'navpath')]"
+                       " | //div[@class='summary'] | //address[@class='footer']")
 CRAWL_ONLY_SITES = (
-    Site("doxygen-doc (Doxygen)", (), "//div[@id='top'] | //div[contains(@class,'navpath')]"
-                                      " | //div[@class='summary'] | //address[@class='footer']"),
+    Site("doxygen-doc (Doxygen)", (), _DOXYGEN_NAVIGATION),
+    Site("libaom-doc (Doxygen, tree view)", (), _DOXYGEN_NAVIGATION),
 )
 
 
