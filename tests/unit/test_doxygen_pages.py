@@ -93,3 +93,23 @@ def test_a_doxygen_listing_is_one_code_block_without_line_numbers_or_hover_cards
 def test_a_doxygen_page_without_a_generator_meta_is_known_by_its_header() -> None:
     assert doxygen(LISTING, head="<head><title>Old</title></head>").startswith(
         "# Fn_Test Class Reference\n\n```\nclass Fn_Test\n")
+
+
+def test_each_summary_member_is_its_own_entry_linked_to_its_page_when_it_has_one() -> None:
+    markdown = doxygen("""<table class="memberdecls">
+<tr class="heading"><td colspan="2"><h2 class="groupheader">Classes</h2></td></tr>
+<tr class="memitem:c1"><td class="memItemLeft" align="right">struct &#160;</td>
+<td class="memItemRight"><a class="el" href="struct_ctx.html">ctx</a></td></tr>
+<tr class="memitem:m1"><td class="memItemLeft">#define&#160;</td><td class="memItemRight"><a class="el" href="#m1">CAP_DECODER</a>&#160;&#160;&#160;0x1</td></tr>
+<tr class="memitem:m2"><td class="memItemLeft">#define&#160;</td><td class="memItemRight"><a class="el" href="#m2">IS_KEY</a>&#160;&#160;&#160;0x1u</td></tr>
+<tr class="memdesc:m2"><td class="mdescLeft">&#160;</td><td class="mdescRight">frame is a key frame <br /></td></tr>
+<tr class="memitem:t1"><td class="memTemplParams" colspan="2">template&lt;class T &gt; </td></tr>
+<tr class="memitem:t1"><td class="memTemplItemLeft">T&#160;</td><td class="memTemplItemRight"><a class="el" href="#t1">max</a> (T a, T b)</td></tr>
+</table>""")
+    base = URL.rsplit("/", 1)[0]
+    assert markdown == (
+        "# Fn_Test Class Reference\n\n## Classes\n\n"
+        f"- [`struct ctx`]({base}/struct_ctx.html)\n\n"
+        "- `#define CAP_DECODER 0x1`\n\n"  # no description: not the next member's
+        "- `#define IS_KEY 0x1u`\n\n  frame is a key frame\n\n"
+        "- `template<class T > T max(T a, T b)`")

@@ -22,8 +22,8 @@ from webcapture.content.html_tree import remove_keeping_tail
 # Doxygen's header, menus, tree view, search and breadcrumbs (by id, then by class); what its stylesheet
 # hides until a script or a hover shows it (a member's card in a source listing, `ttc`; the decoy letters
 # in an e-mail address, `obfuscator`); permalink marks, and the letters and arrows drawn as icons.
-NAVIGATION_IDS: Final = frozenset({"top", "titlearea", "main-nav", "side-nav", "nav-path", "MSearchBox",
-                                   "MSearchSelectWindow", "MSearchResultsWindow"})
+_NAVIGATION_IDS: Final = frozenset({"top", "titlearea", "main-nav", "side-nav", "nav-path", "MSearchBox",
+                                    "MSearchSelectWindow", "MSearchResultsWindow"})
 _NOT_ARTICLE_CLASSES: Final = frozenset({"navpath", "summary", "ingroups", "qindex", "ttc", "obfuscator",
                                          "permalink", "icona", "arrow"})
 # A member summary's rows of members inherited from a base class, and the header that expands them.
@@ -40,7 +40,7 @@ def rewrite(region: HtmlElement) -> None:
     doomed: list[HtmlElement] = []
     for element in list(region.iter("div", "span", "table", "a")):
         names = set((element.get("class") or "").split())
-        if element.get("id") in NAVIGATION_IDS or not names.isdisjoint(_NOT_ARTICLE_CLASSES):
+        if element.get("id") in _NAVIGATION_IDS or not names.isdisjoint(_NOT_ARTICLE_CLASSES):
             doomed.append(element)
         elif element.tag == "a" and (element.text or "").strip() == _MORE:
             doomed.append(element)  # "More..." leads to the details further down the same page
@@ -70,10 +70,12 @@ def _as_code_block(fragment: HtmlElement) -> None:
 
 
 def _member_summary(table: HtmlElement) -> None:
-    """A member summary table: each heading row a heading, each member a signature with its brief
-    description, as a definition list."""
+    """A member summary table: each heading row a heading; each member its signature with its brief
+    description, a list entry of its own (members without a description must not share the next one's),
+    the signature linked where the name leads to the member's page (a class, a file, a group)."""
     parts: list[HtmlElement] = []
-    members: HtmlElement | None = None
+    entry: HtmlElement | None = None
+    template = ""
     for row in table.iter("tr"):
         written = (row.get("class") or "").split()
         if not _INHERITED.isdisjoint(written):
@@ -81,20 +83,34 @@ def _member_summary(table: HtmlElement) -> None:
         kind = written[0].split(":", 1)[0] if written else ""
         if kind == "heading":
             parts.extend(list(row.iter("h2", "h3", "h4")))
-            members = None
+            entry = None
+        elif kind == "memitem" and row.find_class("memTemplParams"):
+            template = _signature(row) + " "  # the template<...> line of the member on the next row
         elif kind == "memitem":
-            if members is None:
-                members = etree.Element("dl")
-                parts.append(members)
-            term = etree.SubElement(members, "dt", {"class": _SIGNATURE})
-            term.text = _signature(row)
-        elif kind == "memdesc" and members is not None:
+            entry = etree.Element("dl")
+            entry.append(_summary_term(row, template + _signature(row)))
+            parts.append(entry)
+            template = ""
+        elif kind == "memdesc" and entry is not None:
             cells = row.findall("td")
             if cells:
-                description = cells[-1]
-                description.tag = "dd"
-                members.append(description)
+                cells[-1].tag = "dd"
+                entry.append(cells[-1])
     _replace(table, parts)
+
+
+def _summary_term(row: HtmlElement, signature: str) -> HtmlElement:
+    """The signature as code, inside a link to the member's own page when its name has one."""
+    name = next((link for link in row.iter("a") if "el" in (link.get("class") or "").split()
+                 and link.get("href")), None)
+    if name is None or "#" in (name.get("href") or ""):
+        term = etree.Element("dt", {"class": _SIGNATURE})
+        term.text = signature
+        return term
+    term = etree.Element("dt")
+    code = etree.SubElement(etree.SubElement(term, "a", {"href": name.get("href") or ""}), "code")
+    code.text = signature
+    return term
 
 
 def _member(item: HtmlElement) -> None:
