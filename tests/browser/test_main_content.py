@@ -141,3 +141,21 @@ def test_a_layout_known_by_its_hover_permalinks_is_known_after_the_browser(
                                              snapshot.final_url)
     assert "- [Writing Your Docs](" in markdown and "\n\n---\n\n" in markdown
     assert "¶" not in markdown and "Copyright" not in markdown
+
+
+def test_a_doxygen_page_reads_the_same_in_the_browser_as_served(fixture_server: FixtureHttpServer) -> None:
+    # In the browser, Doxygen's scripts have built the menu and collapsed the inherited members, and its
+    # stylesheet hides the source listing's hover cards and the e-mail's decoy letters; as served, none of
+    # that has happened. Both must give the same Markdown.
+    snapshot = load_page(fixture_server.url("/doxygen.html"), 0)
+    assert "Main Page" in snapshot.html  # the menu the script built
+    markdown = main_content_markdown(snapshot.html, snapshot.final_url)
+    served = (PAGES / "doxygen.html").read_text(encoding="utf-8")
+    assert markdown == main_content_markdown(served, snapshot.final_url)
+    assert markdown == (
+        "# Fn_Test Class Reference\n\n## Public Member Functions\n\n"
+        "- `const char * member(char, int)`\n\n  A member function.\n\n"
+        "## Member Function Documentation\n\n## member()\n\n"
+        "- `const char * Fn_Test::member(char c, int n)`\n\n"
+        f"  A member function. Write to [a@b.c]({snapshot.final_url}).\n\n"
+        "  ```\n  Fn_Test t;\n  t.member('x', 2);\n  ```")
