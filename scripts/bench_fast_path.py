@@ -73,6 +73,7 @@ CRAWL_SITES = {
     "debian-handbook": Path("/usr/share/doc/debian-handbook/html/en-US"),
     "doxygen-doc": Path("/usr/share/doc/doxygen/html"),
     "libaom-doc": Path("/usr/share/doc/libaom-dev/html"),
+    "libcommons-lang3-java-doc": Path("/usr/share/doc/libcommons-lang3-java/api"),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
 # comparable between runs): the navigation their score sets apart.
@@ -81,6 +82,7 @@ _DOXYGEN_NAVIGATION = ("//div[@id='top'] | //div[@id='side-nav'] | //div[contain
 CRAWL_ONLY_SITES = (
     Site("doxygen-doc (Doxygen)", (), _DOXYGEN_NAVIGATION),
     Site("libaom-doc (Doxygen, tree view)", (), _DOXYGEN_NAVIGATION),
+    Site("libcommons-lang3-java-doc (javadoc)", (), "//header | //nav | //footer"),
 )
 
 
