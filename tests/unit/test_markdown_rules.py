@@ -310,3 +310,9 @@ def test_a_link_inside_a_link_leaves_the_outer_one_its_text() -> None:
 def test_a_fragment_link_whose_text_is_an_icon_glyph_is_a_permalink() -> None:
     markdown = whole('<h2 id="s">Setup<a href="#s">\uf0c1</a></h2><p>See <a href="#s">\uf0c1 setup</a>.</p>')
     assert markdown == "## Setup\n\nSee [\uf0c1 setup](https://docs.example/guide/page.html#s)."
+
+
+def test_a_nul_character_in_the_page_is_dropped_as_a_browser_drops_it() -> None:
+    # Javadoc of commons-lang's CharUtils.NUL: <code>\0</code> with the character itself in the page.
+    markdown = whole("<div class='block'><code>\x00</code> null control character ('\\0').</div>")
+    assert markdown == "null control character ('\\0')."

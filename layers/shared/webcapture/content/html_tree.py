@@ -30,6 +30,8 @@ def parse_page(html: str) -> HtmlElement:
     # element each time a walk reaches it (a fifth of a large page's conversion), to give form fields
     # classes that nothing here uses.
     parser.set_element_class_lookup(_EVERY_ELEMENT_HTML)
+    if "\x00" in html:  # a browser's parser drops U+0000 from a page's text; libxml2 would make it U+FFFD
+        html = html.replace("\x00", "")
     try:
         # Bytes, so an XML declaration or a <meta charset> in the text cannot make lxml refuse or misread it.
         tree = document_fromstring(html.encode("utf-8", "replace"), parser=parser)
