@@ -316,3 +316,24 @@ def test_a_nul_character_in_the_page_is_dropped_as_a_browser_drops_it() -> None:
     # Javadoc of commons-lang's CharUtils.NUL: <code>\0</code> with the character itself in the page.
     markdown = whole("<div class='block'><code>\x00</code> null control character ('\\0').</div>")
     assert markdown == "null control character ('\\0')."
+
+
+def test_a_javadoc_class_page_has_plain_sections_and_its_summary_grids_as_tables() -> None:
+    # JDK 16 on: sections are items of a layout list, summaries are CSS grids of <div>s.
+    page = ('<html><head><meta name="generator" content="javadoc/ClassWriterImpl"></head><body><main role="main">'
+            '<div class="header"><h1 title="Class Pair" class="title">Class Pair&lt;L,R&gt;</h1></div>'
+            '<section class="summary"><ul class="summary-list"><li><section class="method-summary">'
+            '<h2>Method Summary</h2><div class="summary-table three-column-summary">'
+            '<div class="table-header col-first">Modifier and Type</div>'
+            '<div class="table-header col-second">Method</div><div class="table-header col-last">Description</div>'
+            '<div class="col-first even-row-color"><code>int</code></div>'
+            '<div class="col-second even-row-color"><code><a href="#compareTo()">compareTo</a>()</code></div>'
+            '<div class="col-last even-row-color"><div class="block">Compares the pair.</div></div>'
+            '<div class="col-first odd-row-color"><code>boolean</code></div>'
+            '<div class="col-second odd-row-color"><code><a href="#isEmpty()">isEmpty</a>()</code></div>'
+            '<div class="col-last odd-row-color">&nbsp;</div>'
+            "</div></section></li></ul></section></main></body></html>")
+    markdown = html_to_markdown(page, URL)
+    assert markdown == ("# Class Pair\\<L,R>\n\n## Method Summary\n\n"
+                        "| Modifier and Type | Method | Description |\n| --- | --- | --- |\n"
+                        "| `int` | `compareTo()` | Compares the pair. |\n| `boolean` | `isEmpty()` |  |")

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from lxml import etree
 from lxml.html import HtmlElement
 
-from webcapture.content import doxygen_pages
+from webcapture.content import doxygen_pages, javadoc_pages
 from webcapture.content.html_tree import remove_keeping_tail
 
 # A layout is known by a mark only its generator writes ("class:x", "id:x", "generator:x" for a word of
@@ -45,7 +45,8 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("class:headertitle", _DOXYGEN),  # Doxygen before 1.8.0 wrote no generator <meta>
 )
 # Layouts whose article is rewritten before the writer reads it, by the rule that found them.
-_REWRITES = {"generator:doxygen": doxygen_pages.rewrite, "class:headertitle": doxygen_pages.rewrite}
+_REWRITES = {"generator:doxygen": doxygen_pages.rewrite, "class:headertitle": doxygen_pages.rewrite,
+             "generator:javadoc": javadoc_pages.rewrite}
 _MARKS = frozenset(mark for rule, places in _LAYOUTS for mark in (rule, *places))
 _CLASSES = frozenset(mark[6:] for mark in _MARKS if mark.startswith("class:"))
 _IDS = frozenset(mark[3:] for mark in _MARKS if mark.startswith("id:"))
