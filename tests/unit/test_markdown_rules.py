@@ -337,3 +337,12 @@ def test_a_javadoc_class_page_has_plain_sections_and_its_summary_grids_as_tables
     assert markdown == ("# Class Pair\\<L,R>\n\n## Method Summary\n\n"
                         "| Modifier and Type | Method | Description |\n| --- | --- | --- |\n"
                         "| `int` | `compareTo()` | Compares the pair. |\n| `boolean` | `isEmpty()` |  |")
+
+
+def test_the_button_a_script_puts_on_a_python_docs_example_is_not_content() -> None:
+    # copybutton.js prepends <span class="copybutton">&gt;&gt;&gt;</span> to each example with prompts: a
+    # rendered page has it, the served one not; both must give the same Markdown.
+    block = ('<div class="highlight-pycon3 notranslate"><div class="highlight">{}<pre>'
+             '<span class="gp">&gt;&gt;&gt; </span>len([1, 2])\n<span class="go">2</span>\n</pre></div></div>')
+    rendered = sphinx(block.format('<span class="copybutton" title="Hide the prompts and output">&gt;&gt;&gt;</span>'))
+    assert rendered == sphinx(block.format("")) == "```pycon3\n>>> len([1, 2])\n2\n```"

@@ -74,6 +74,9 @@ NAVIGATION = frozenset({
     # DocBook, Publican, AsciiDoc, Node.js
     "navheader", "navfooter", "docnav", "toc", "toctitle", "footer", "footer-text", "gtoc", "toc-picker",
     "picker", "breadcrumb", "breadcrumbs", "version-switcher", "version-picker",
+    # The controls a script puts on code blocks (the Python docs' copybutton.js, sphinx-copybutton): not in
+    # the served page, so a rendered page would otherwise read ">>>" above each example
+    "copybutton", "copybtn",
 })  # fmt: skip
 _GENERATOR_WORD = re.compile(r"[a-z]+")
 _NAVIGATION_IDS = frozenset({"toc", "toctitle", "footer", "footer-text", "title", "banner", "column2", "gtoc",
