@@ -344,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             write_block("fast-path-synthetic", text)
         return 0
     root = CRAWL_SITES[args.site]
+    if not (root / "index.html").is_file():
+        parser.error(f"--site {args.site}: {root} is not there (apt-get install {args.site})")
     site = DocsServer(root, ADDRESS)
     stack = start_local_api(
         {"WEBCAPTURE_EGRESS_ALLOW": f"{ADDRESS}/32", "WEBCAPTURE_WARM_START": "0",

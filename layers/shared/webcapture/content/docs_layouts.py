@@ -156,9 +156,8 @@ _LONG_ENOUGH_LINKS = etree.XPath(f"descendant::a[string-length() >= {min(map(len
 
 def drop_navigation(article: DocsArticle) -> None:
     """Remove the site's navigation inside an article region: menus, tables of contents, breadcrumbs,
-    previous/next links, version pickers, "edit this page"; then rewrite it where its layout needs that
-    (doxygen_pages). The article may have been cut and pruned since docs_article found it: what it noted
-    counts only where it is still inside the region."""
+    previous/next links, version pickers, "edit this page". The article may have been cut and pruned
+    since docs_article found it: what it noted counts only where it is still inside the region."""
     region = article.region
     doomed: dict[HtmlElement, None] = dict.fromkeys(region.iter("nav", "button"))
     for element in article.navigation:
@@ -170,6 +169,11 @@ def drop_navigation(article: DocsArticle) -> None:
     doomed.pop(region, None)
     for element in doomed:  # what is removed does not depend on the order of removal
         remove_keeping_tail(element)
+
+
+def rewrite_article(article: DocsArticle) -> None:
+    """Rewrite the article into the HTML that says what it means, where its layout writes for its
+    stylesheet instead (doxygen_pages, javadoc_pages); other layouts are read as they are."""
     rewrite = _REWRITES.get(article.layout)
     if rewrite is not None:
-        rewrite(region)
+        rewrite(article.region)

@@ -17,7 +17,7 @@ from typing import Final
 from lxml import etree
 from lxml.html import HtmlElement
 
-from webcapture.content.html_tree import remove_keeping_tail
+from webcapture.content.html_tree import remove_keeping_tail, replace_keeping_tail
 
 # Doxygen's header, menus, tree view, search and breadcrumbs (by id, then by class); what its stylesheet
 # hides until a script or a hover shows it (a member's card in a source listing, `ttc`; the decoy letters
@@ -96,7 +96,7 @@ def _member_summary(table: HtmlElement) -> None:
             if cells:
                 cells[-1].tag = "dd"
                 entry.append(cells[-1])
-    _replace(table, parts)
+    replace_keeping_tail(table, parts)
 
 
 def _summary_term(row: HtmlElement, signature: str) -> HtmlElement:
@@ -123,7 +123,7 @@ def _member(item: HtmlElement) -> None:
     if documentation:
         documentation[0].tag = "dd"
         entry.append(documentation[0])
-    _replace(item, [entry])
+    replace_keeping_tail(item, [entry])
 
 
 def _signature(element: HtmlElement) -> str:
@@ -132,10 +132,3 @@ def _signature(element: HtmlElement) -> str:
     for spaces, written in _LAYOUT_SPACES:
         words = spaces.sub(written, words)
     return words
-
-
-def _replace(element: HtmlElement, parts: list[HtmlElement]) -> None:
-    """Put `parts` where `element` is, the text after it kept."""
-    for part in parts:
-        element.addprevious(part)
-    remove_keeping_tail(element)

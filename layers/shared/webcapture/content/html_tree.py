@@ -202,6 +202,13 @@ def remove_keeping_tail(element: etree._Element) -> None:
     parent.remove(element)
 
 
+def replace_keeping_tail(element: etree._Element, parts: list[etree._Element]) -> None:
+    """Put `parts` where `element` is, and the text that follows it after them."""
+    for part in parts:
+        element.addprevious(part)
+    remove_keeping_tail(element)
+
+
 _TEXT = etree.XPath("string()", smart_strings=False)  # every text below the element, its own tail excluded
 
 

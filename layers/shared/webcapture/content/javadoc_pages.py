@@ -17,7 +17,7 @@ from typing import Final
 from lxml import etree
 from lxml.html import HtmlElement
 
-from webcapture.content.html_tree import remove_keeping_tail
+from webcapture.content.html_tree import replace_keeping_tail
 
 _LAYOUT_LISTS: Final = frozenset({"summary-list", "details-list", "member-list", "block-list", "blockList"})
 _COLUMNS: Final = re.compile(r"\b(two|three|four)-column-summary\b")
@@ -56,7 +56,4 @@ def _as_table(grid: HtmlElement, columns: int) -> None:
         for cell in row:
             cell.tag = "th" if header and number == 0 else "td"
             tr.append(cell)
-    grid.addprevious(table)
-    table.tail = grid.tail
-    grid.tail = None
-    remove_keeping_tail(grid)
+    replace_keeping_tail(grid, [table])

@@ -19,7 +19,7 @@ import trafilatura
 from lxml import etree
 from lxml.html import HtmlElement, document_fromstring
 
-from webcapture.content.docs_layouts import docs_article, drop_navigation
+from webcapture.content.docs_layouts import docs_article, drop_navigation, rewrite_article
 from webcapture.content.html_tree import base_url, drop_beyond, page_title, parse_page, prune
 from webcapture.content.markdown_writer import code_language, to_markdown
 from webcapture.content.visible_markdown import PageMarkdown, visible_markdown_of
@@ -70,6 +70,7 @@ def main_content(html: str, url: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_
     if article is not None and _still_in(tree, article.region):  # not inside something the markup hides
         cut = drop_beyond(article.region, max_text_chars)
         drop_navigation(article)
+        rewrite_article(article)
         markdown = to_markdown(article.region, images=False)
         if markdown:
             return PageMarkdown(title=title, markdown=markdown, cut=cut)
