@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.support.ai_pages import INJECTION_MARKERS, INJECTION_PAGE, PAGES, PRODUCT_PRICE
+from tests.support.docs_site import PYTHON_DOCS, DocsServer
 from tests.support.fixture_server import (  # noqa: F401 - fixtures
     FixtureHttpServer,
     egress_allows_fixtures_fixture,
     fixture_server_fixture,
 )
+from webcapture import request_scope
 from webcapture.browser import load_page
 from webcapture.content.docs_layouts import docs_article
 from webcapture.content.html_tree import parse_page
 from webcapture.content.main_content import full_page_markdown, main_content, main_content_markdown
+from webcapture.fastpath.http_page import fetch_page
 
 SHOP_PAGE = (PAGES / "shop.html").read_text(encoding="utf-8")
 SHOP_URL = "https://kitchenly.example/p/aurora-x2"
@@ -159,3 +164,20 @@ def test_a_doxygen_page_reads_the_same_in_the_browser_as_served(fixture_server: 
         "- `const char * Fn_Test::member(char c, int n)`\n\n"
         f"  A member function. Write to [a@b.c]({snapshot.final_url}).\n\n"
         "  ```\n  Fn_Test t;\n  t.member('x', 2);\n  ```")
+
+
+def test_a_collapsed_sphinx_module_index_reads_the_same_in_the_browser_as_served() -> None:
+    # python3.11-doc's module index collapses each package's submodules (doctools.js, COLLAPSE_INDEX): the
+    # browser drops the hidden rows, and the fast path hides them as the script does (fastpath.load_scripts).
+    site = DocsServer(PYTHON_DOCS, "127.0.0.2")
+    try:
+        url = site.origin + "/py-modindex.html"
+        rendered = load_page(url, 0)
+        with request_scope.scoped(request_scope.RequestScope("test", time.monotonic() + 60, None)):
+            served = fetch_page(url, deadline=time.monotonic() + 60)
+    finally:
+        site.shutdown()
+    markdown = main_content_markdown(rendered.html, rendered.final_url)
+    assert markdown == main_content_markdown(served.html, served.final_url)
+    assert f"[`collections`]({site.origin}/library/collections.html#module-collections)" in markdown
+    assert "collections.abc" not in markdown and "curses.panel" not in markdown
