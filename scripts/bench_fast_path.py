@@ -74,6 +74,7 @@ CRAWL_SITES = {
     "doxygen-doc": Path("/usr/share/doc/doxygen/html"),
     "libaom-doc": Path("/usr/share/doc/libaom-dev/html"),
     "libcommons-lang3-java-doc": Path("/usr/share/doc/libcommons-lang3-java/api"),
+    "python-django-doc": Path("/usr/share/doc/python-django-doc/html"),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
 # comparable between runs): the navigation their score sets apart.
@@ -83,6 +84,8 @@ CRAWL_ONLY_SITES = (
     Site("doxygen-doc (Doxygen)", (), _DOXYGEN_NAVIGATION),
     Site("libaom-doc (Doxygen, tree view)", (), _DOXYGEN_NAVIGATION),
     Site("libcommons-lang3-java-doc (javadoc)", (), "//header | //nav | //footer"),
+    Site("python-django-doc (Sphinx, Django's theme)", (),
+         "//div[@id='hd'] | //div[@id='ft'] | //div[@role='complementary'] | //div[@class='nav']"),
 )
 
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from tests.support.ai_pages import INJECTION_MARKERS, INJECTION_PAGE, PAGES, PRODUCT_PRICE
-from tests.support.docs_site import PYTHON_DOCS, DocsServer
+from tests.support.docs_site import DJANGO_DOCS, PYTHON_DOCS, DocsServer
 from tests.support.fixture_server import (  # noqa: F401 - fixtures
     FixtureHttpServer,
     egress_allows_fixtures_fixture,
@@ -168,7 +168,7 @@ def test_a_doxygen_page_reads_the_same_in_the_browser_as_served(fixture_server: 
 
 def test_a_collapsed_sphinx_module_index_reads_the_same_in_the_browser_as_served() -> None:
     # python3.11-doc's module index collapses each package's submodules (doctools.js, COLLAPSE_INDEX): the
-    # browser drops the hidden rows, and the fast path hides them as the script does (fastpath.load_scripts).
+    # browser drops the hidden rows, and the fast path hides them as the script does (fastpath.rendered_state).
     site = DocsServer(PYTHON_DOCS, "127.0.0.2")
     try:
         url = site.origin + "/py-modindex.html"
@@ -181,3 +181,21 @@ def test_a_collapsed_sphinx_module_index_reads_the_same_in_the_browser_as_served
     assert markdown == main_content_markdown(served.html, served.final_url)
     assert f"[`collections`]({site.origin}/library/collections.html#module-collections)" in markdown
     assert "collections.abc" not in markdown and "curses.panel" not in markdown
+
+
+@pytest.mark.parametrize("page", ["/intro/tutorial01.html", "/ref/class-based-views/generic-editing.html"])
+def test_a_django_docs_page_reads_the_same_in_the_browser_as_served(page: str) -> None:
+    # Rendered, Django's stylesheet shows one tab of each console example and its script links the template
+    # tags inside code blocks; as served, neither has happened (fastpath.rendered_state, docs_layouts).
+    site = DocsServer(DJANGO_DOCS, "127.0.0.2")
+    try:
+        url = site.origin + page
+        rendered = load_page(url, 0)
+        with request_scope.scoped(request_scope.RequestScope("test", time.monotonic() + 60, None)):
+            served = fetch_page(url, deadline=time.monotonic() + 60)
+    finally:
+        site.shutdown()
+    markdown = main_content_markdown(rendered.html, rendered.final_url)
+    assert markdown == main_content_markdown(served.html, served.final_url)
+    assert "```console\n$ python -m django --version\n```" in markdown or "{% csrf_token %}" in markdown
+    assert "Django 3.2" not in markdown.split("\n", 1)[0]  # the article's heading, not the site's

@@ -14,6 +14,7 @@ SPHINX_DOCS = Path("/usr/share/doc/sphinx-doc/html")
 PYTHON_DOCS = Path("/usr/share/doc/python3.11-doc/html")
 POSTGRES_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")
 GIT_DOCS = Path("/usr/share/doc/git-doc")
+DJANGO_DOCS = Path("/usr/share/doc/python-django-doc/html")
 
 
 class _Quiet(SimpleHTTPRequestHandler):

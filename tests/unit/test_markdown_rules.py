@@ -249,6 +249,20 @@ def test_angle_brackets_in_text_survive_a_renderer() -> None:
             ["# Usage\n\nRun it."],
             ["Sidebar page", "Docs", "View page source", "Next"],
         ),
+        (  # Sphinx, Django's theme (YUI grids): no generator <meta>, no role=main, the article in #yui-main
+            '<html><body><div class="document"><div id="custom-doc" class="yui-t6"><div id="hd"><h1>'
+            '<a href="index.html">Django documentation</a></h1><div class="nav"><a href="p.html">previous</a>'
+            '</div></div><div id="bd"><div id="yui-main"><div class="yui-b"><div class="yui-g" id="intro">'
+            '<div class="section" id="s-intro"><h1>Views<a class="headerlink" href="#intro">¶</a></h1><p>A '
+            '<code class="docutils literal">View</code> answers.</p><div class="highlight-html+django notranslate">'
+            '<div class="highlight"><pre><span class="cp">{%</span> <a href="builtins.html#csrf-token">csrf_token'
+            '</a> <span class="cp">%}</span>\n</pre></div></div></div></div></div></div><div class="yui-b" '
+            'id="sidebar"><div class="sphinxsidebar" role="navigation"><a href="toc.html">Contents</a></div>'
+            '</div></div><div id="ft"><div class="nav"><a href="n.html">next</a></div></div></div></div>'
+            "</body></html>",
+            ["# Views\n\nA `View` answers.\n\n```html+django\n{% csrf_token %}\n```"],
+            ["Django documentation", "previous", "Contents", "next"],
+        ),
     ],
 )
 def test_documentation_layouts_keep_the_article_and_drop_the_navigation(

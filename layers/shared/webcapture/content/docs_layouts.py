@@ -21,7 +21,7 @@ from webcapture.content.html_tree import remove_keeping_tail
 # A layout is known by a mark only its generator writes ("class:x", "id:x", "generator:x" for a word of
 # its <meta name="generator">), and has its article at the first of these places that the page has.
 _SPHINX = ("attr:itemprop=articleBody", "class:bd-article", "attr:role=main", "class:body",
-           "id:furo-main-content")
+           "id:furo-main-content", "id:yui-main")  # yui-main: Django's theme (YUI grids)
 _DOXYGEN = ("id:doc-content", "tag:body")  # the tree view's article pane, else the page less its header
 _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generator:sphinx", _SPHINX),

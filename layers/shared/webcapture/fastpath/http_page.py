@@ -6,9 +6,9 @@ by the policy, and connected to the address that was checked. The caller's page-
 something without a browser go with it: `headers` (to the target's origin, or every hop with
 `headersScope: all`), `cookies` and `authenticate` (to the target's origin only), `userAgent`, `locale`
 (Accept-Language). The body is read up to 10 MB once decoded (gzip, deflate, br), and made text with the
-charset the header, the byte-order mark or a `<meta>` names; what a known generator's script hides as the
-page loads is hidden on it (fastpath.load_scripts). An image served alone is read as Chromium shows
-it, a document holding the image (image_document), not its bytes as text.
+charset the header, the byte-order mark or a `<meta>` names; what a known generator's script or stylesheet
+hides on the rendered page is hidden on it (fastpath.rendered_state). An image served alone is read as
+Chromium shows it, a document holding the image (image_document), not its bytes as text.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from webcapture.fastpath.decoding import (
     UnknownCoding,
     decode_html,
 )
-from webcapture.fastpath.load_scripts import as_loaded
+from webcapture.fastpath.rendered_state import as_rendered
 from webcapture.models.page_control import PageControl
 from webcapture.unicode_text import well_formed
 
@@ -128,7 +128,7 @@ def fetch_page(url: str, *, deadline: float, control: PageControl | None = None,
     if status != 304 and is_image(content_type):
         html = image_document(final_url)
     else:
-        html = as_loaded(well_formed(decode_html(data, content_type)))
+        html = as_rendered(well_formed(decode_html(data, content_type)))
     title = title_of(html)
     validators = validators_of(headers)
     return FetchedPage(html, final_url, status, title, content_type, headers, validators, redirects, warnings)

@@ -1,10 +1,10 @@
-"""What a known generator's script does to its page at load, done to the fetched HTML (fastpath.load_scripts)."""
+"""What a known generator's script does to its page at load, done to the fetched HTML (fastpath.rendered_state)."""
 
 from __future__ import annotations
 
 from tests.support.docs_site import PYTHON_DOCS
 from webcapture.content.main_content import main_content_markdown
-from webcapture.fastpath.load_scripts import as_loaded
+from webcapture.fastpath.rendered_state import as_rendered
 
 URL = "https://docs.example/py-modindex.html"
 
@@ -29,7 +29,7 @@ COLLAPSED = "<script>\n  DOCUMENTATION_OPTIONS.COLLAPSE_INDEX = true;\n</script>
 
 
 def test_a_collapsed_index_hides_the_rows_of_each_toggled_group() -> None:
-    markdown = main_content_markdown(as_loaded(_index(COLLAPSED)), URL)
+    markdown = main_content_markdown(as_rendered(_index(COLLAPSED)), URL)
     assert "[`collections`](https://docs.example/c.html#module-collections)" in markdown
     assert "[`sys`](https://docs.example/s.html#module-sys)" in markdown
     assert "collections.abc" not in markdown
@@ -40,15 +40,48 @@ def test_a_collapsed_index_hides_the_rows_of_each_toggled_group() -> None:
 def test_an_index_that_is_not_collapsed_is_read_as_served() -> None:
     for head in ("", "<script>DOCUMENTATION_OPTIONS.COLLAPSE_INDEX = false;</script>"):
         html = _index(head)
-        assert as_loaded(html) is html
+        assert as_rendered(html) is html
         assert "collections.abc" in main_content_markdown(html, URL)
 
 
 def test_python_docs_module_index_keeps_its_packages_and_hides_their_submodules() -> None:
     html = (PYTHON_DOCS / "py-modindex.html").read_text(encoding="utf-8")
-    loaded = as_loaded(html)
+    loaded = as_rendered(html)
     assert loaded.count('style="display: none">') == html.count('<tr class="cg-') > 100
     markdown = main_content_markdown(loaded, URL)
     assert "[`email`](" in markdown and "[`xml`](" in markdown
     assert "email.mime" not in markdown and "xml.dom.minidom" not in markdown
     assert "email.mime" in main_content_markdown(html, URL)
+
+
+def _console(unix_checked: str = " checked") -> str:
+    """A Django docs page's console block as its `console` directive writes it."""
+    return f"""<html><body><div class="document"><div id="bd"><div id="yui-main"><div class="section">
+<h1>Install</h1><p>Check the version:</p>
+<div class="console-block" id="console-block-0">
+<input class="c-tab-unix" id="c-tab-0-unix" type="radio" name="console-0"{unix_checked}>
+<label for="c-tab-0-unix" title="Linux/macOS">&#xf17c/&#xf179</label>
+<input class="c-tab-win" id="c-tab-0-win" type="radio" name="console-0">
+<label for="c-tab-0-win" title="Windows">&#xf17a</label>
+<section class="c-content-unix" id="c-content-0-unix">
+<div class="highlight-console notranslate"><div class="highlight"><pre>$ python -m django --version
+</pre></div></div></section>
+<section class="c-content-win" id="c-content-0-win">
+<div class="highlight"><pre>...\\&gt; py -m django --version
+</pre></div></section></div>
+<a class="headerlink" href="#install">¶</a></div></div></div></div></body></html>"""
+
+
+def test_a_django_console_block_keeps_only_its_checked_tab() -> None:
+    markdown = main_content_markdown(as_rendered(_console()), URL)
+    assert "```console\n$ python -m django --version\n```" in markdown
+    assert "py -m django" not in markdown
+    # As served, both tabs are there: the stylesheet is what hides one.
+    assert "py -m django" in main_content_markdown(_console(), URL)
+
+
+def test_a_console_block_with_no_tab_checked_shows_neither_tab() -> None:
+    html = _console(unix_checked="")
+    hidden = as_rendered(html)
+    # No tab checked: the stylesheet hides both sections, and so does the fetch.
+    assert hidden.count('style="display: none"') == 2
