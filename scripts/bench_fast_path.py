@@ -75,6 +75,7 @@ CRAWL_SITES = {
     "libaom-doc": Path("/usr/share/doc/libaom-dev/html"),
     "libcommons-lang3-java-doc": Path("/usr/share/doc/libcommons-lang3-java/api"),
     "python-django-doc": Path("/usr/share/doc/python-django-doc/html"),
+    "rust-doc": Path("/usr/share/doc/rust-doc/html/book"),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
 # comparable between runs): the navigation their score sets apart.
@@ -86,6 +87,8 @@ CRAWL_ONLY_SITES = (
     Site("libcommons-lang3-java-doc (javadoc)", (), "//header | //nav | //footer"),
     Site("python-django-doc (Sphinx, Django's theme)", (),
          "//div[@id='hd'] | //div[@id='ft'] | //div[@role='complementary'] | //div[@class='nav']"),
+    Site("rust-doc (mdBook: The Rust Programming Language)", (),
+         "//nav | //div[@id='menu-bar'] | //div[@id='sidebar-scrollbox']"),
 )
 
 

@@ -19,6 +19,7 @@ from webcapture.content.docs_layouts import docs_article
 from webcapture.content.html_tree import parse_page
 from webcapture.content.main_content import full_page_markdown, main_content, main_content_markdown
 from webcapture.fastpath.http_page import fetch_page
+from webcapture.fastpath.rendered_state import as_rendered
 
 SHOP_PAGE = (PAGES / "shop.html").read_text(encoding="utf-8")
 SHOP_URL = "https://kitchenly.example/p/aurora-x2"
@@ -199,3 +200,14 @@ def test_a_django_docs_page_reads_the_same_in_the_browser_as_served(page: str) -
     assert markdown == main_content_markdown(served.html, served.final_url)
     assert "```console\n$ python -m django --version\n```" in markdown or "{% csrf_token %}" in markdown
     assert "Django 3.2" not in markdown.split("\n", 1)[0]  # the article's heading, not the site's
+
+
+def test_an_mdbook_chapter_reads_the_same_in_the_browser_as_served(fixture_server: FixtureHttpServer) -> None:
+    # Rendered, the example's setup lines are hidden and a button sits in its <pre>; as served, neither.
+    snapshot = load_page(fixture_server.url("/mdbook.html"), 0)
+    assert "Show hidden lines" in snapshot.html
+    markdown = main_content_markdown(snapshot.html, snapshot.final_url)
+    served = as_rendered((PAGES / "mdbook.html").read_text(encoding="utf-8"))
+    assert markdown == main_content_markdown(served, snapshot.final_url)
+    assert markdown == ("# Defining `struct`s\n\nA struct groups fields:\n\n"
+                        "```rust\nstruct User {\n    active: bool,\n}\n```")

@@ -263,6 +263,18 @@ def test_angle_brackets_in_text_survive_a_renderer() -> None:
             ["# Views\n\nA `View` answers.\n\n```html+django\n{% csrf_token %}\n```"],
             ["Django documentation", "previous", "Contents", "next"],
         ),
+        (  # mdBook: no generator <meta>; known by its menu bar's placeholder, the article in <main>
+            '<html><body><nav id="sidebar" class="sidebar"><ol class="chapter"><li><a href="ch01.html">'
+            'Getting Started</a></li></ol></nav><div id="page-wrapper" class="page-wrapper"><div class="page">'
+            '<div id="menu-bar-hover-placeholder"></div><div id="menu-bar" class="menu-bar"><h1 class="menu-title">'
+            'The Rust Programming Language</h1></div><div id="content" class="content"><main><h2 id="enums">'
+            '<a class="header" href="#enums">Enums</a></h2><p>An <code>enum</code> lists variants.</p>'
+            '<pre><code class="language-rust">enum Ip { V4, V6 }\n</code></pre></main><nav class="nav-wrapper">'
+            '<a rel="next" href="ch07.html" class="mobile-nav-chapters next">Next</a></nav></div></div></div>'
+            "</body></html>",
+            ["## Enums\n\nAn `enum` lists variants.\n\n```rust\nenum Ip { V4, V6 }\n```"],
+            ["Getting Started", "The Rust Programming Language", "Next"],
+        ),
     ],
 )
 def test_documentation_layouts_keep_the_article_and_drop_the_navigation(
@@ -360,3 +372,11 @@ def test_the_button_a_script_puts_on_a_python_docs_example_is_not_content() -> N
              '<span class="gp">&gt;&gt;&gt; </span>len([1, 2])\n<span class="go">2</span>\n</pre></div></div>')
     rendered = sphinx(block.format('<span class="copybutton" title="Hide the prompts and output">&gt;&gt;&gt;</span>'))
     assert rendered == sphinx(block.format("")) == "```pycon3\n>>> len([1, 2])\n2\n```"
+
+
+def test_a_heading_written_as_a_link_to_itself_is_its_text() -> None:
+    # mdBook's headings: <h2 id="x"><a class="header" href="#x">Text</a></h2>.
+    html = ('<main><h2 id="enums"><a class="header" href="#enums">Defining an <code>enum</code></a></h2>'
+            '<h2 id="see"><a href="other.html#see">See the other page</a></h2><p>Text.</p></main>')
+    assert html_to_markdown(html, URL, only_main_content=False) == (
+        "## Defining an `enum`\n\n## [See the other page](https://docs.example/guide/other.html#see)\n\nText.")

@@ -85,3 +85,21 @@ def test_a_console_block_with_no_tab_checked_shows_neither_tab() -> None:
     hidden = as_rendered(html)
     # No tab checked: the stylesheet hides both sections, and so does the fetch.
     assert hidden.count('style="display: none"') == 2
+
+
+MDBOOK = """<html><body><div id="menu-bar-hover-placeholder"></div><div id="content"><main><h1>Structs</h1>
+<pre><code class="language-rust"><span class="boring">use std::fmt;
+</span>struct User { active: bool }
+<span class="boring">fn main() {}
+</span></code></pre></main></div></body></html>"""
+
+
+def test_an_mdbook_example_hides_its_setup_lines_as_the_book_shows_it() -> None:
+    markdown = main_content_markdown(as_rendered(MDBOOK), URL)
+    assert "```rust\nstruct User { active: bool }\n```" in markdown
+    assert "use std::fmt" not in markdown and "use std::fmt" in main_content_markdown(MDBOOK, URL)
+
+
+def test_a_boring_span_on_a_page_mdbook_did_not_write_is_read_as_served() -> None:
+    html = MDBOOK.replace('<div id="menu-bar-hover-placeholder"></div>', "")
+    assert as_rendered(html) is html

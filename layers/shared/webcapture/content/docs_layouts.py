@@ -40,6 +40,7 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("class:markdown-section", ("class:markdown-section",)),  # GitBook (legacy, HonKit)
     ("class:markdown-body", ("class:markdown-body",)),  # a README on GitHub (or Gitea, Forgejo)
     ("id:apicontent", ("id:apicontent",)),  # Node.js API docs
+    ("id:menu-bar-hover-placeholder", ("tag:main",)),  # mdBook
     ("class:sphinxsidebar", _SPHINX),
     ("class:headerlink", _SPHINX),
     ("class:headertitle", _DOXYGEN),  # Doxygen before 1.8.0 wrote no generator <meta>

@@ -17,6 +17,7 @@ from lxml import etree
 from lxml.html import HtmlElement, HTMLParser, document_fromstring
 
 from webcapture.content.link_resolution import resolver_for
+from webcapture.content.markdown_writer import is_permalink
 from webcapture.content.visibility import NON_CONTENT_TAGS, TELLING_ATTRS, hides
 
 LINK_SCHEMES = ("http", "https", "mailto", "tel")
@@ -162,6 +163,10 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
             written = element.get("href")
             if written is None:
                 continue
+            if written.startswith("#") and _heading_id(element) == written[1:] and not is_permalink(element):
+                # A heading written as a link to itself (mdBook's): its text, as a permalink is nothing.
+                del element.attrib["href"]
+                continue
             resolved = resolve(written.strip())
             if resolved is not None and resolved[1] in LINK_SCHEMES:
                 _set(element, "href", resolved[0])
@@ -177,6 +182,15 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
                     element.tail = (element.get("alt") or "") + (element.tail or "")
     for element in doomed:
         remove_keeping_tail(element)
+
+
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _heading_id(element: etree._Element) -> str | None:
+    """The id of the heading the element is written directly in, if it is."""
+    parent = element.getparent()
+    return parent.get("id") if parent is not None and parent.tag in _HEADING_TAGS else None
 
 
 # lxml's own attribute write, in C: lxml.html wraps it in Python for a keyword nothing here passes.

@@ -15,6 +15,9 @@ Markdown, links) treats it as it treats the rendered page:
   macOS and for Windows, in `<section class="c-content-unix|win" id="c-content-N-...">` after a radio
   button per tab (`<input class="c-tab-..." id="c-tab-N-..." ... checked>`); its stylesheet shows only
   the checked tab's section.
+- mdBook's hidden lines: a Rust example's lines a book marks as setup (`<span class="boring">`, the `# `
+  lines of its source) are shown only when the reader asks (book.js adds `hide-boring` to each such block,
+  and the stylesheet hides them there).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ _TOGGLER_ID: Final = re.compile(r"\bid=\"toggle-(\d+)\"")
 _GROUP_ROW: Final = re.compile(r"<tr class=\"cg-(\d+)\">")
 _CONSOLE_TAB: Final = re.compile(r"<input class=\"c-tab-([a-z]+)\" id=\"c-tab-(\d+)-\1\" type=\"radio\""
                                  r" name=\"console-\2\"( checked)?>")
+_MDBOOK: Final = 'id="menu-bar-hover-placeholder"'  # a mark only mdBook's page template writes
+_MDBOOK_BORING: Final = '<span class="boring">'
 _CONSOLE_SECTION: Final = re.compile(r"<section class=\"c-content-([a-z]+)\" id=\"c-content-(\d+)-\1\">")
 
 
@@ -37,6 +42,8 @@ def as_rendered(html: str) -> str:
         html = _sphinx_index_collapsed(html)
     if "console-block" in html:
         html = _django_console_tabs(html)
+    if _MDBOOK_BORING in html and _MDBOOK in html:
+        html = html.replace(_MDBOOK_BORING, '<span class="boring" style="display: none">')
     return html
 
 
