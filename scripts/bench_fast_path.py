@@ -76,6 +76,8 @@ CRAWL_SITES = {
     "libcommons-lang3-java-doc": Path("/usr/share/doc/libcommons-lang3-java/api"),
     "python-django-doc": Path("/usr/share/doc/python-django-doc/html"),
     "rust-doc": Path("/usr/share/doc/rust-doc/html/book"),
+    "rust-doc-std": Path("/usr/share/doc/rust-doc/html/std"),
+    "libffi-dev": Path("/usr/share/doc/libffi8/html"),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
 # comparable between runs): the navigation their score sets apart.
@@ -89,6 +91,8 @@ CRAWL_ONLY_SITES = (
          "//div[@id='hd'] | //div[@id='ft'] | //div[@role='complementary'] | //div[@class='nav']"),
     Site("rust-doc (mdBook: The Rust Programming Language)", (),
          "//nav | //div[@id='menu-bar'] | //div[@id='sidebar-scrollbox']"),
+    Site("rust-doc-std (rustdoc: the standard library)", (), "//nav | //div[@class='sub-container']"),
+    Site("libffi-dev (Texinfo, a page per node)", (), "//div[@class='header'] | //div[@class='nav-panel']"),
 )
 
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from lxml import etree
 from lxml.html import HtmlElement
 
-from webcapture.content import doxygen_pages, javadoc_pages
+from webcapture.content import doxygen_pages, javadoc_pages, texinfo_pages
 from webcapture.content.html_tree import remove_keeping_tail
 
 # A layout is known by a mark only its generator writes ("class:x", "id:x", "generator:x" for a word of
@@ -34,6 +34,8 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generator:asciidoc", ("tag:body",)),  # AsciiDoc and Asciidoctor: title in #header, article in #content
     ("generator:publican", ("tag:body",)),
     ("generator:doxygen", _DOXYGEN),
+    ("generator:makeinfo", ("tag:body",)),  # Texinfo before 7
+    ("generator:texi", ("tag:body",)),  # Texinfo 7 writes "texi2any", whose words are "texi" and "any"
     ("class:theme-doc-markdown", ("class:theme-doc-markdown",)),  # Docusaurus
     ("class:md-content__inner", ("class:md-content__inner",)),  # MkDocs Material
     ("class:rustdoc", ("id:main-content",)),  # rustdoc
@@ -47,7 +49,8 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # Layouts whose article is rewritten before the writer reads it, by the rule that found them.
 _REWRITES = {"generator:doxygen": doxygen_pages.rewrite, "class:headertitle": doxygen_pages.rewrite,
-             "generator:javadoc": javadoc_pages.rewrite}
+             "generator:javadoc": javadoc_pages.rewrite, "generator:makeinfo": texinfo_pages.rewrite,
+             "generator:texi": texinfo_pages.rewrite}
 _MARKS = frozenset(mark for rule, places in _LAYOUTS for mark in (rule, *places))
 _CLASSES = frozenset(mark[6:] for mark in _MARKS if mark.startswith("class:"))
 _IDS = frozenset(mark[3:] for mark in _MARKS if mark.startswith("id:"))
