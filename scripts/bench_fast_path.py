@@ -78,6 +78,7 @@ CRAWL_SITES = {
     "rust-doc": Path("/usr/share/doc/rust-doc/html/book"),
     "rust-doc-std": Path("/usr/share/doc/rust-doc/html/std"),
     "libffi-dev": Path("/usr/share/doc/libffi8/html"),
+    "libglib2.0-doc": Path("/usr/share/doc/libglib2.0-doc/glib"),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
 # comparable between runs): the navigation their score sets apart.
@@ -93,6 +94,7 @@ CRAWL_ONLY_SITES = (
          "//nav | //div[@id='menu-bar'] | //div[@id='sidebar-scrollbox']"),
     Site("rust-doc-std (rustdoc: the standard library)", (), "//nav | //div[@class='sub-container']"),
     Site("libffi-dev (Texinfo, a page per node)", (), "//div[@class='header'] | //div[@class='nav-panel']"),
+    Site("libglib2.0-doc (GTK-Doc)", (), "//table[@class='navigation'] | //div[@class='footer']"),
 )
 
 

@@ -155,7 +155,8 @@ def _known(name: str | None) -> str | None:
 
 
 def charset_of(body: bytes, content_type: str) -> tuple[str, int]:
-    """(codec, bytes to skip): a BOM wins (as browsers decide), then the header, then a <meta>, else UTF-8."""
+    """(codec, bytes to skip): a BOM wins (as browsers decide), then the header, then a <meta>; a page that
+    names none is UTF-8 when its bytes are, else windows-1252, a browser's default for it."""
     for bom, name in _BOMS:
         if body.startswith(bom):
             return name, len(bom)
@@ -167,7 +168,16 @@ def charset_of(body: bytes, content_type: str) -> tuple[str, int]:
     # A page that says utf-16 in a <meta> was readable as ASCII, so it is not UTF-16 (WHATWG says so too).
     if meta is not None and not meta.startswith("utf-16"):
         return meta, 0
-    return "utf-8", 0
+    return ("utf-8" if _is_utf8(body) else "cp1252"), 0
+
+
+def _is_utf8(body: bytes) -> bool:
+    """Whether the bytes are UTF-8 (ASCII is; a body cut at the byte limit may end inside a character)."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start >= len(body) - 3 and error.reason == "unexpected end of data"
+    return True
 
 
 def decode_html(body: bytes, content_type: str) -> str:
