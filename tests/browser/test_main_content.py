@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -211,3 +212,22 @@ def test_an_mdbook_chapter_reads_the_same_in_the_browser_as_served(fixture_serve
     assert markdown == main_content_markdown(served, snapshot.final_url)
     assert markdown == ("# Defining `struct`s\n\nA struct groups fields:\n\n"
                         "```rust\nstruct User {\n    active: bool,\n}\n```")
+
+
+def test_a_latin1_page_that_names_no_charset_reads_the_same_in_the_browser_as_served(tmp_path: Path) -> None:
+    # Chromium reads a page that names no charset as windows-1252 when its bytes are not UTF-8; so does the
+    # fetch (fastpath.decoding), where it used to write U+FFFD for each such byte.
+    (tmp_path / "page.html").write_bytes(
+        "<html><head><title>t</title></head><body><main><h1>Café</h1><p>crème brûlée, “quoted” …</p>"
+        "</main></body></html>".encode("cp1252"))
+    site = DocsServer(tmp_path, "127.0.0.2")
+    try:
+        url = site.origin + "/page.html"
+        rendered = load_page(url, 0)
+        with request_scope.scoped(request_scope.RequestScope("test", time.monotonic() + 60, None)):
+            served = fetch_page(url, deadline=time.monotonic() + 60)
+    finally:
+        site.shutdown()
+    markdown = main_content_markdown(rendered.html, rendered.final_url)
+    assert markdown == main_content_markdown(served.html, served.final_url) == (
+        "# Café\n\ncrème brûlée, “quoted” …")
