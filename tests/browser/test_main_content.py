@@ -14,6 +14,7 @@ from tests.support.fixture_server import (  # noqa: F401 - fixtures
     egress_allows_fixtures_fixture,
     fixture_server_fixture,
 )
+from tests.unit.test_nested_links import CHROMIUM
 from webcapture import request_scope
 from webcapture.browser import load_page
 from webcapture.content.docs_layouts import docs_article
@@ -231,3 +232,28 @@ def test_a_latin1_page_that_names_no_charset_reads_the_same_in_the_browser_as_se
     markdown = main_content_markdown(rendered.html, rendered.final_url)
     assert markdown == main_content_markdown(served.html, served.final_url) == (
         "# Café\n\ncrème brûlée, “quoted” …")
+
+
+def test_links_inside_links_read_the_same_in_the_browser_as_served(fixture_server: FixtureHttpServer) -> None:
+    # The browser's parser ends a link where another starts; the served page is parsed to the same tree
+    # (html_tree.parse_page), so both engines write the same Markdown.
+    snapshot = load_page(fixture_server.url("/nested-links.html"), 0)
+    assert CHROMIUM in snapshot.html  # the tree tests/unit/test_nested_links.py holds the parse to
+    served = (PAGES / "nested-links.html").read_text(encoding="utf-8")
+    markdown = full_page_markdown(snapshot.html, snapshot.final_url)
+    assert markdown == full_page_markdown(served, snapshot.final_url)
+    assert "- [Unsafe](" in markdown and "`IO`](" in markdown and "*[tuple](" in markdown
+
+
+def test_a_haddock_page_reads_the_same_in_the_browser_as_served(fixture_server: FixtureHttpServer) -> None:
+    snapshot = load_page(fixture_server.url("/haddock.html"), 0)
+    markdown = main_content_markdown(snapshot.html, snapshot.final_url)
+    served = as_rendered((PAGES / "haddock.html").read_text(encoding="utf-8"))
+    assert markdown == main_content_markdown(served, snapshot.final_url)
+    assert markdown == (
+        "# Data.Maybe\n\n| Stability | stable |\n| --- | --- |\n\nThe Maybe type, and associated operations.\n\n"
+        f"# Queries on [`Maybe`]({fixture_server.url('/Data-Maybe.html')}#t:Maybe)\n\n"
+        "- `fromMaybe :: a -> Maybe a -> a`\n\n"
+        f"  Takes a default value and a [`Maybe`]({fixture_server.url('/Data-Maybe.html')}#t:Maybe) value.\n\n"
+        "  | :: a | the default |\n  | --- | --- |\n\n"
+        f"  Defined in [GHC.Maybe]({fixture_server.url('/GHC-Maybe.html')})")

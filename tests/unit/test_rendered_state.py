@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.support.ai_pages import PAGES
 from tests.support.docs_site import PYTHON_DOCS
 from webcapture.content.main_content import main_content_markdown
 from webcapture.fastpath.rendered_state import as_rendered
@@ -103,3 +104,11 @@ def test_an_mdbook_example_hides_its_setup_lines_as_the_book_shows_it() -> None:
 def test_a_boring_span_on_a_page_mdbook_did_not_write_is_read_as_served() -> None:
     html = MDBOOK.replace('<div id="menu-bar-hover-placeholder"></div>', "")
     assert as_rendered(html) is html
+
+
+def test_haddock_hides_what_its_stylesheet_hides() -> None:
+    html = (PAGES / "haddock.html").read_text(encoding="utf-8")
+    markdown = main_content_markdown(as_rendered(html), "https://hackage.example/Data-Maybe.html")
+    assert markdown.startswith("# Data.Maybe\n\n| Stability | stable |")
+    assert "Description" not in markdown and "Arguments" not in markdown and "Instance details" not in markdown
+    assert "Description" in main_content_markdown(html, "https://hackage.example/Data-Maybe.html")

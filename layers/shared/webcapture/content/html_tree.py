@@ -41,7 +41,81 @@ def parse_page(html: str) -> HtmlElement:
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
         return _parse_any_depth(html)  # nested too deep: libxml2 dropped what lies below its limit
     _move_content_out_of_head(tree)
+    _unnest_links(tree)
     return tree
+
+
+# HTML's formatting elements: the ones a browser's parser opens again after closing a link early.
+_FORMATTING_TAGS = frozenset({"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike",
+                              "strong", "tt", "u"})
+_NESTED_LINK = etree.XPath("(//a[descendant::a])[1]")
+_MAX_NESTED_LINKS = 10_000
+
+
+def _unnest_links(tree: HtmlElement) -> None:
+    """A link inside a link, as a browser's parser reads it: libxml2 keeps the nesting, but an `<a>` start
+    tag inside a link ends that link (HTML's adoption agency algorithm), so the inner link and whatever
+    followed it are outside the outer one, inside the formatting elements (`<code>`, `<em>`, ...) that were
+    open between them, made again. DocBook's glossary and Haddock's contents nest links."""
+    for _ in range(_MAX_NESTED_LINKS):
+        found = _NESTED_LINK(tree)
+        if not found:
+            return
+        _close_before_inner_link(found[0])
+
+
+# HTML's "special" elements that can stand between two links: a block the outer link is taken out of.
+_BLOCK_TAGS = frozenset({
+    "address", "article", "aside", "blockquote", "center", "dd", "details", "dir", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+    "li", "listing", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "ul", "xmp",
+})  # fmt: skip
+
+
+def _close_before_inner_link(outer: HtmlElement) -> None:
+    inner = next(outer.iterdescendants("a"))
+    block = next((child for child in outer if child.tag in _BLOCK_TAGS and child in inner.iterancestors()),
+                 None)
+    if block is not None:
+        _take_block_out_of_link(outer, block)
+        return
+    moved: list[HtmlElement] = [inner, *inner.itersiblings()]
+    level = inner.getparent()
+    while level is not None and level is not outer:
+        following = list(level.itersiblings())
+        if level.tag in _FORMATTING_TAGS:  # made again around what left it
+            again = level.makeelement(level.tag, dict(level.attrib))
+            again.extend(moved)
+            again.tail, level.tail = level.tail, None
+            moved = [again]
+        elif level.tail:  # its text after it follows what left
+            last = moved[-1]
+            last.tail, level.tail = (last.tail or "") + level.tail, None
+        moved += following
+        level = level.getparent()
+    _put_after(outer, moved)
+
+
+def _take_block_out_of_link(outer: HtmlElement, block: HtmlElement) -> None:
+    """A block between the two links (`<a><h1>… <a>…</a></h1></a>`, Haddock's section headings): the
+    block leaves the outer link, which a copy of stands in for inside it, around what the block held; what
+    followed the block in the outer link follows it, outside any link. The copy still holds the inner link
+    and is split as any other."""
+    copy = outer.makeelement("a", dict(outer.attrib))
+    copy.text, block.text = block.text, None
+    copy.extend(list(block))
+    block.append(copy)
+    _put_after(outer, [block, *block.itersiblings()])
+
+
+def _put_after(element: HtmlElement, moved: list[HtmlElement]) -> None:
+    """`moved` (with their tails) right after `element`, before the text that followed it."""
+    after = element.tail
+    element.tail = None
+    for part in reversed(moved):
+        element.addnext(part)
+    if after:
+        moved[-1].tail = (moved[-1].tail or "") + after
 
 
 _HEAD_TAGS = frozenset({"title", "meta", "link", "base", "style", "script", "noscript", "template"})
@@ -163,8 +237,10 @@ def prune(tree: HtmlElement, base: str, *, images: bool) -> None:
             written = element.get("href")
             if written is None:
                 continue
-            if written.startswith("#") and _heading_id(element) == written[1:] and not is_permalink(element):
-                # A heading written as a link to itself (mdBook's): its text, as a permalink is nothing.
+            if (written.startswith("#") and written[1:] in (element.get("id"), _heading_id(element))
+                    and not is_permalink(element)):
+                # A link to itself, or a heading written as a link to itself (Haddock's, mdBook's): its
+                # text, as a permalink is nothing.
                 del element.attrib["href"]
                 continue
             resolved = resolve(written.strip())

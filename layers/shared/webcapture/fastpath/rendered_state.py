@@ -15,6 +15,9 @@ Markdown, links) treats it as it treats the rendered page:
   macOS and for Windows, in `<section class="c-content-unix|win" id="c-content-N-...">` after a radio
   button per tab (`<input class="c-tab-..." id="c-tab-N-..." ... checked>`); its stylesheet shows only
   the checked tab's section.
+- Haddock's stylesheet (linuwial.css, the theme every Haddock ships) hides the description's label and
+  the labels of a function's arguments and of a record's fields, and, once its script has run, the
+  "Instance details" summaries (`hide-when-js-enabled`).
 - mdBook's hidden lines: a Rust example's lines a book marks as setup (`<span class="boring">`, the `# `
   lines of its source) are shown only when the reader asks (book.js adds `hide-boring` to each such block,
   and the stylesheet hides them there).
@@ -31,6 +34,11 @@ _TOGGLER_ID: Final = re.compile(r"\bid=\"toggle-(\d+)\"")
 _GROUP_ROW: Final = re.compile(r"<tr class=\"cg-(\d+)\">")
 _CONSOLE_TAB: Final = re.compile(r"<input class=\"c-tab-([a-z]+)\" id=\"c-tab-(\d+)-\1\" type=\"radio\""
                                  r" name=\"console-\2\"( checked)?>")
+_HADDOCK: Final = '<div id="package-header">'  # Haddock's page header
+_HADDOCK_HIDDEN: Final = re.compile(r'(?<=<div id="description">)<p class="caption">'
+                                    r'|(?<=<div class="subs arguments">)<p class="caption">'
+                                    r'|(?<=<div class="subs fields">)<p class="caption">'
+                                    r'|<summary class="hide-when-js-enabled">')
 _MDBOOK: Final = 'id="menu-bar-hover-placeholder"'  # a mark only mdBook's page template writes
 _MDBOOK_BORING: Final = '<span class="boring">'
 _CONSOLE_SECTION: Final = re.compile(r"<section class=\"c-content-([a-z]+)\" id=\"c-content-(\d+)-\1\">")
@@ -42,6 +50,8 @@ def as_rendered(html: str) -> str:
         html = _sphinx_index_collapsed(html)
     if "console-block" in html:
         html = _django_console_tabs(html)
+    if _HADDOCK in html:
+        html = _HADDOCK_HIDDEN.sub(lambda tag: tag.group(0)[:-1] + ' style="display: none">', html)
     if _MDBOOK_BORING in html and _MDBOOK in html:
         html = html.replace(_MDBOOK_BORING, '<span class="boring" style="display: none">')
     return html
