@@ -80,6 +80,7 @@ CRAWL_SITES = {
     "libffi-dev": Path("/usr/share/doc/libffi8/html"),
     "libglib2.0-doc": Path("/usr/share/doc/libglib2.0-doc/glib"),
     "ghc-doc": next(Path("/usr/share/doc/ghc-doc/html/libraries").glob("base-*"), Path("/nonexistent")),
+    "erlang-doc": next(Path("/usr/share/doc/erlang-doc/lib").glob("stdlib-*/doc/html"), Path("/nonexistent")),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
 # comparable between runs): the navigation their score sets apart.
@@ -97,6 +98,7 @@ CRAWL_ONLY_SITES = (
     Site("libffi-dev (Texinfo, a page per node)", (), "//div[@class='header'] | //div[@class='nav-panel']"),
     Site("libglib2.0-doc (GTK-Doc)", (), "//table[@class='navigation'] | //div[@class='footer']"),
     Site("ghc-doc (Haddock: GHC's base library)", (), "//div[@id='package-header'] | //div[@id='footer']"),
+    Site("erlang-doc (Erlang/OTP's docs: STDLIB)", (), "//div[@id='leftnav'] | //div[@class='footer']"),
 )
 
 

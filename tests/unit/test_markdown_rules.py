@@ -275,6 +275,22 @@ def test_angle_brackets_in_text_survive_a_renderer() -> None:
             ["## Enums\n\nAn `enum` lists variants.\n\n```rust\nenum Ip { V4, V6 }\n```"],
             ["Getting Started", "The Rust Programming Language", "Next"],
         ),
+        (  # Erlang/OTP (erl_docgen): code in spans, a self-link and an edit link in each heading
+            '<html><body><div id="container"><div class="topbar"><div class="topbar-title"><h1>lists</h1></div>'
+            '</div><div id="leftnav"><a href="index.html">STDLIB</a></div><div id="content">'
+            '<div class="innertube"><center><h1>lists</h1></center></div><article class="func">'
+            '<h4 id="all-2" class="bold_code title-link func-head"><div class="title-anchors"><span class='
+            '"ghlink-before"><a href="#all-2" title="Link to this place!"><span class="paperclip-before"></span></a>'
+            '<a href="https://github.com/erlang/otp/edit/maint/lib/stdlib/doc/src/lists.xml#L60" title="Found an '
+            'issue with the documentation? Fix it by clicking here!"><span class="pencil-before"></span></a>'
+            '</span></div><span class="title-name">all(Pred, List) -&gt; <span class="bold_code bc-14"><a href='
+            '"javascript:erlhref(\'../\',\'erts\',\'erlang.html#type-boolean\');">boolean()</a></span></span></h4>'
+            '<div class="REFTYPES rt-1"><span class="bold_code bc-2">List = [T]</span></div><div class="REFBODY">'
+            '<p>Returns <span class="code">true</span> if all match.</p></div></article></div></div>'
+            "</body></html>",
+            ["# lists\n\n#### `all(Pred, List) -> boolean()`\n\n`List = [T]`\n\nReturns `true` if all match."],
+            ["STDLIB", "github", "Link to this place"],
+        ),
     ],
 )
 def test_documentation_layouts_keep_the_article_and_drop_the_navigation(

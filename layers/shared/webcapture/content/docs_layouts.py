@@ -15,7 +15,7 @@ from typing import NamedTuple
 from lxml import etree
 from lxml.html import HtmlElement
 
-from webcapture.content import doxygen_pages, haddock_pages, javadoc_pages, texinfo_pages
+from webcapture.content import doxygen_pages, erlang_pages, haddock_pages, javadoc_pages, texinfo_pages
 from webcapture.content.html_tree import remove_keeping_tail
 
 # A layout is known by a mark only its generator writes ("class:x", "id:x", "generator:x" for a word of
@@ -44,6 +44,7 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("id:apicontent", ("id:apicontent",)),  # Node.js API docs
     ("id:menu-bar-hover-placeholder", ("tag:main",)),  # mdBook
     ("id:package-header", ("id:content",)),  # Haddock
+    ("class:title-anchors", ("id:content",)),  # Erlang/OTP (erl_docgen)
     ("class:sphinxsidebar", _SPHINX),
     ("class:headerlink", _SPHINX),
     ("class:headertitle", _DOXYGEN),  # Doxygen before 1.8.0 wrote no generator <meta>
@@ -51,7 +52,8 @@ _LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # Layouts whose article is rewritten before the writer reads it, by the rule that found them.
 _REWRITES = {"generator:doxygen": doxygen_pages.rewrite, "class:headertitle": doxygen_pages.rewrite,
              "generator:javadoc": javadoc_pages.rewrite, "generator:makeinfo": texinfo_pages.rewrite,
-             "generator:texi": texinfo_pages.rewrite, "id:package-header": haddock_pages.rewrite}
+             "generator:texi": texinfo_pages.rewrite, "id:package-header": haddock_pages.rewrite,
+             "class:title-anchors": erlang_pages.rewrite}
 _MARKS = frozenset(mark for rule, places in _LAYOUTS for mark in (rule, *places))
 _CLASSES = frozenset(mark[6:] for mark in _MARKS if mark.startswith("class:"))
 _IDS = frozenset(mark[3:] for mark in _MARKS if mark.startswith("id:"))
