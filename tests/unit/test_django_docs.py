@@ -27,6 +27,8 @@ def test_a_tutorial_keeps_the_first_tab_of_each_console_example() -> None:
     markdown = main_content_markdown(as_rendered(html), url)
     assert markdown.startswith("# Writing your first Django app, part 1")
     assert "$ python -m django --version" in markdown and "py -m django --version" not in markdown
+    # The tabs' labels (an icon font's glyphs, for Linux and macOS, and for Windows) are buttons.
+    assert "(indicated by the $ prefix):\n\n```console" in markdown
     # Each block's Windows tab (its prompt is "...\\>") is hidden, as the stylesheet hides it.
     assert as_rendered(html).count('style="display: none">') - html.count('style="display: none">') == 7
     assert "...\\>" not in markdown and "...\\>" in main_content_markdown(html, url)

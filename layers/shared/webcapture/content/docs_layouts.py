@@ -161,12 +161,17 @@ _ATTRIBUTE_VALUES = {name: etree.XPath(f"descendant-or-self::*/@{name}")
 _LONG_ENOUGH_LINKS = etree.XPath(f"descendant::a[string-length() >= {min(map(len, EDIT_PHRASES))}]")
 
 
+# The labels of Django's console example tabs (an icon each, for Linux and macOS, and for Windows): buttons.
+_TAB_LABELS = etree.XPath("descendant::div[contains(concat(' ', @class, ' '), ' console-block ')]/label")
+
+
 def drop_navigation(article: DocsArticle) -> None:
     """Remove the site's navigation inside an article region: menus, tables of contents, breadcrumbs,
     previous/next links, version pickers, "edit this page". The article may have been cut and pruned
     since docs_article found it: what it noted counts only where it is still inside the region."""
     region = article.region
     doomed: dict[HtmlElement, None] = dict.fromkeys(region.iter("nav", "button"))
+    doomed.update(dict.fromkeys(_TAB_LABELS(region)))
     for element in article.navigation:
         if any(ancestor is region for ancestor in element.iterancestors()):
             doomed[element] = None
