@@ -169,20 +169,27 @@ def test_a_doxygen_page_reads_the_same_in_the_browser_as_served(fixture_server: 
         "  ```\n  Fn_Test t;\n  t.member('x', 2);\n  ```")
 
 
-def test_a_collapsed_sphinx_module_index_reads_the_same_in_the_browser_as_served() -> None:
-    # python3.11-doc's module index collapses each package's submodules (doctools.js, COLLAPSE_INDEX): the
-    # browser drops the hidden rows, and the fast path hides them as the script does (fastpath.rendered_state).
-    site = DocsServer(PYTHON_DOCS, "127.0.0.2")
+def _both_engines(root: Path, path: str) -> tuple[str, str, str]:
+    """The main content's Markdown of `root`'s page at `path` served on loopback: rendered in Chromium, and
+    fetched as the fast path fetches it; and the site's origin."""
+    site = DocsServer(root, "127.0.0.2")
     try:
-        url = site.origin + "/py-modindex.html"
+        url = site.origin + path
         rendered = load_page(url, 0)
         with request_scope.scoped(request_scope.RequestScope("test", time.monotonic() + 60, None)):
             served = fetch_page(url, deadline=time.monotonic() + 60)
     finally:
         site.shutdown()
-    markdown = main_content_markdown(rendered.html, rendered.final_url)
-    assert markdown == main_content_markdown(served.html, served.final_url)
-    assert f"[`collections`]({site.origin}/library/collections.html#module-collections)" in markdown
+    return (main_content_markdown(rendered.html, rendered.final_url),
+            main_content_markdown(served.html, served.final_url), site.origin)
+
+
+def test_a_collapsed_sphinx_module_index_reads_the_same_in_the_browser_as_served() -> None:
+    # python3.11-doc's module index collapses each package's submodules (doctools.js, COLLAPSE_INDEX): the
+    # browser drops the hidden rows, and the fast path hides them as the script does (fastpath.rendered_state).
+    markdown, served, origin = _both_engines(PYTHON_DOCS, "/py-modindex.html")
+    assert markdown == served
+    assert f"[`collections`]({origin}/library/collections.html#module-collections)" in markdown
     assert "collections.abc" not in markdown and "curses.panel" not in markdown
 
 
@@ -190,16 +197,8 @@ def test_a_collapsed_sphinx_module_index_reads_the_same_in_the_browser_as_served
 def test_a_django_docs_page_reads_the_same_in_the_browser_as_served(page: str) -> None:
     # Rendered, Django's stylesheet shows one tab of each console example and its script links the template
     # tags inside code blocks; as served, neither has happened (fastpath.rendered_state, docs_layouts).
-    site = DocsServer(DJANGO_DOCS, "127.0.0.2")
-    try:
-        url = site.origin + page
-        rendered = load_page(url, 0)
-        with request_scope.scoped(request_scope.RequestScope("test", time.monotonic() + 60, None)):
-            served = fetch_page(url, deadline=time.monotonic() + 60)
-    finally:
-        site.shutdown()
-    markdown = main_content_markdown(rendered.html, rendered.final_url)
-    assert markdown == main_content_markdown(served.html, served.final_url)
+    markdown, served, _ = _both_engines(DJANGO_DOCS, page)
+    assert markdown == served
     assert "```console\n$ python -m django --version\n```" in markdown or "{% csrf_token %}" in markdown
     assert "Django 3.2" not in markdown.split("\n", 1)[0]  # the article's heading, not the site's
 
@@ -221,17 +220,8 @@ def test_a_latin1_page_that_names_no_charset_reads_the_same_in_the_browser_as_se
     (tmp_path / "page.html").write_bytes(
         "<html><head><title>t</title></head><body><main><h1>Café</h1><p>crème brûlée, “quoted” …</p>"
         "</main></body></html>".encode("cp1252"))
-    site = DocsServer(tmp_path, "127.0.0.2")
-    try:
-        url = site.origin + "/page.html"
-        rendered = load_page(url, 0)
-        with request_scope.scoped(request_scope.RequestScope("test", time.monotonic() + 60, None)):
-            served = fetch_page(url, deadline=time.monotonic() + 60)
-    finally:
-        site.shutdown()
-    markdown = main_content_markdown(rendered.html, rendered.final_url)
-    assert markdown == main_content_markdown(served.html, served.final_url) == (
-        "# Café\n\ncrème brûlée, “quoted” …")
+    markdown, served, _ = _both_engines(tmp_path, "/page.html")
+    assert markdown == served == "# Café\n\ncrème brûlée, “quoted” …"
 
 
 def test_links_inside_links_read_the_same_in_the_browser_as_served(fixture_server: FixtureHttpServer) -> None:
