@@ -247,3 +247,14 @@ def test_a_haddock_page_reads_the_same_in_the_browser_as_served(fixture_server: 
         f"  Takes a default value and a [`Maybe`]({fixture_server.url('/Data-Maybe.html')}#t:Maybe) value.\n\n"
         "  | :: a | the default |\n  | --- | --- |\n\n"
         f"  Defined in [GHC.Maybe]({fixture_server.url('/GHC-Maybe.html')})")
+
+
+@pytest.mark.parametrize(("name", "text"), [("notes.txt", "Title\n=====\n\nA <tag> & *stars*.\n"),
+                                            ("data.json", '{"a": [1, 2], "b": "<x>"}'),
+                                            ("site.css", "body { color: red; }\n")])
+def test_a_text_served_alone_reads_the_same_in_the_browser_as_served(tmp_path: Path, name: str, text: str) -> None:
+    # Chromium shows a text, JSON or CSS file in a <pre>; the fetch reads it so (fastpath.http_page), where it
+    # used to parse it as HTML and lose whatever looked like a tag.
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    markdown, served, _ = _both_engines(tmp_path, "/" + name)
+    assert markdown == served == f"```\n{text.rstrip()}\n```"

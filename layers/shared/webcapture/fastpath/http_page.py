@@ -7,8 +7,9 @@ something without a browser go with it: `headers` (to the target's origin, or ev
 `headersScope: all`), `cookies` and `authenticate` (to the target's origin only), `userAgent`, `locale`
 (Accept-Language). The body is read up to 10 MB once decoded (gzip, deflate, br), and made text with the
 charset the header, the byte-order mark or a `<meta>` names; what a known generator's script or stylesheet
-hides on the rendered page is hidden on it (fastpath.rendered_state). An image served alone is read as
-Chromium shows it, a document holding the image (image_document), not its bytes as text.
+hides on the rendered page is hidden on it (fastpath.rendered_state). An image or a text served alone
+is read as Chromium shows it: a document holding the image (image_document), the text in a `<pre>`
+(text_document).
 """
 
 from __future__ import annotations
@@ -127,6 +128,8 @@ def fetch_page(url: str, *, deadline: float, control: PageControl | None = None,
                     f"{MAX_BODY_BYTES // 2**20} MB were read",)
     if status != 304 and is_image(content_type):
         html = image_document(final_url)
+    elif status != 304 and is_text(content_type):
+        html = text_document(well_formed(decode_html(data, content_type)))
     else:
         html = as_rendered(well_formed(decode_html(data, content_type)))
     title = title_of(html)
@@ -144,6 +147,22 @@ def image_document(url: str) -> str:
     """What Chromium shows for an image served alone: a document holding it. Its Markdown is the image,
     `![](url)`, as the browser's; it links nowhere."""
     return f'<html><head></head><body><img src="{escape(url, quote=True)}"></body></html>'
+
+
+def is_text(content_type: str) -> bool:
+    """A type Chromium shows as text (plain text, CSS, scripts, JSON, CSV...), not as a page: neither HTML
+    nor XML (which it lays out or shows as a tree)."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if kind.startswith("text/"):
+        return kind not in ("text/html", "text/xml")
+    return kind in ("application/json", "application/javascript", "application/ecmascript") or kind.endswith(
+        "+json")
+
+
+def text_document(text: str) -> str:
+    """What Chromium shows for a text served alone: a document holding it in a `<pre>`, so its Markdown is
+    the text as a code block, as the browser's, where read as HTML its `<tags>` would vanish."""
+    return f"<html><head></head><body><pre>{escape(text, quote=False)}</pre></body></html>"
 
 
 def title_of(html: str) -> str:
