@@ -81,7 +81,6 @@ CRAWL_SITES = {
     "libglib2.0-doc": Path("/usr/share/doc/libglib2.0-doc/glib"),
     "ghc-doc": next(Path("/usr/share/doc/ghc-doc/html/libraries").glob("base-*"), Path("/nonexistent")),
     "erlang-doc": next(Path("/usr/share/doc/erlang-doc/lib").glob("stdlib-*/doc/html"), Path("/nonexistent")),
-    "gettext-doc": Path("/usr/share/doc/gettext"),
     "docutils-doc": Path("/usr/share/doc/docutils-doc/docs"),
 }
 # Sites the crawls compare on that scripts/bench_docs.py's sample leaves out (so its figures stay
@@ -101,7 +100,6 @@ CRAWL_ONLY_SITES = (
     Site("libglib2.0-doc (GTK-Doc)", (), "//table[@class='navigation'] | //div[@class='footer']"),
     Site("ghc-doc (Haddock: GHC's base library)", (), "//div[@id='package-header'] | //div[@id='footer']"),
     Site("erlang-doc (Erlang/OTP's docs: STDLIB)", (), "//div[@id='leftnav'] | //div[@class='footer']"),
-    Site("gettext-doc (texi2html)", (), "//table[@class='header'] | //table[@cellpadding='1']"),
     Site("docutils-doc (Docutils)", (), "//div[@class='header'] | //div[@class='footer']"),
 )
 
