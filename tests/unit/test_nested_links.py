@@ -24,3 +24,13 @@ def test_an_inner_link_ends_the_outer_one_as_in_a_browser() -> None:
     main = etree.tostring(tree.find(".//main"), encoding=str, method="html")
     assert re.sub(r"^<main>\n|</main>.*$", "", main, flags=re.DOTALL) == CHROMIUM
     assert not tree.xpath("//a[descendant::a]")
+
+
+def test_a_page_nested_deeper_than_the_parser_reads_splits_its_links_too() -> None:
+    page = (PAGES / "nested-links.html").read_text(encoding="utf-8")
+    deep = page.replace("<main>", "<main>" + "<div>" * 5000, 1).replace("</main>", "</div>" * 5000 + "</main>", 1)
+    tree = parse_page(deep)
+    assert len(tree.xpath("//div")) > 5000  # read whole, by the parser for any depth
+    assert not tree.xpath("//a[descendant::a]")
+    inner = [link.text for link in tree.iter("a") if link.text and link.text.strip() in {"IO", "tuple", "z"}]
+    assert sorted(inner) == ["IO", "IO", "tuple", "z"]

@@ -39,8 +39,9 @@ def parse_page(html: str) -> HtmlElement:
     except (etree.ParserError, ValueError):  # nothing parseable at all, e.g. an empty document
         return document_fromstring("<html><body></body></html>")
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
-        return _parse_any_depth(html)  # nested too deep: libxml2 dropped what lies below its limit
-    _move_content_out_of_head(tree)
+        tree = _parse_any_depth(html)  # nested too deep: libxml2 dropped what lies below its limit
+    else:
+        _move_content_out_of_head(tree)  # the re-parse puts the head's content in the body itself
     _unnest_links(tree)
     return tree
 

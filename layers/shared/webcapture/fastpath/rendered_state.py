@@ -34,6 +34,7 @@ _TOGGLER_ID: Final = re.compile(r"\bid=\"toggle-(\d+)\"")
 _GROUP_ROW: Final = re.compile(r"<tr class=\"cg-(\d+)\">")
 _CONSOLE_TAB: Final = re.compile(r"<input class=\"c-tab-([a-z]+)\" id=\"c-tab-(\d+)-\1\" type=\"radio\""
                                  r" name=\"console-\2\"( checked)?>")
+_CONSOLE_SECTION: Final = re.compile(r"<section class=\"c-content-([a-z]+)\" id=\"c-content-(\d+)-\1\">")
 _HADDOCK: Final = '<div id="package-header">'  # Haddock's page header
 _HADDOCK_HIDDEN: Final = re.compile(r'(?<=<div id="description">)<p class="caption">'
                                     r'|(?<=<div class="subs arguments">)<p class="caption">'
@@ -41,7 +42,6 @@ _HADDOCK_HIDDEN: Final = re.compile(r'(?<=<div id="description">)<p class="capti
                                     r'|<summary class="hide-when-js-enabled">')
 _MDBOOK: Final = 'id="menu-bar-hover-placeholder"'  # a mark only mdBook's page template writes
 _MDBOOK_BORING: Final = '<span class="boring">'
-_CONSOLE_SECTION: Final = re.compile(r"<section class=\"c-content-([a-z]+)\" id=\"c-content-(\d+)-\1\">")
 
 
 def as_rendered(html: str) -> str:
