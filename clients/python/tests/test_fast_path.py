@@ -115,6 +115,22 @@ class CliEngineTest(unittest.TestCase):
         self.assertEqual(api.seen[0].body, {"url": "https://example.com/", "since": "job-1"})
 
 
+    def test_a_page_the_site_answered_with_an_error_is_named_not_written(self) -> None:
+        broken = {**page(2, "broken-link", "new", "# Not Found"),
+                  "data": {**page(2, "broken-link", "new", "# Not Found")["data"], "statusCode": 404}}
+        results = [page(0, "", "new", "# Home"), page(1, "guide", "new", "# Guide"), broken]
+        with FakeApi() as api, tempfile.TemporaryDirectory() as folder:
+            api.on("POST /v1/web/crawl", ok({"jobId": "job-2", "status": "queued", "total": 3}, 202))
+            api.on("GET /v1/jobs/job-2?limit=1", crawl_job(results[:1]))
+            api.on("GET /v1/jobs/job-2?limit=100", crawl_job(results))
+            answer = webcapture(api, "crawl", "https://example.com/", "--wait", "--out", "pages", "--quiet",
+                                cwd=folder)
+            self.assertEqual(answer.returncode, 0, answer.stderr)
+            written = sorted(path.name for path in (Path(folder) / "pages").iterdir())
+        self.assertEqual(written, ["0000-index.md", "0001-guide.md"])
+        self.assertIn("webcapture: https://example.com/broken-link: HTTP 404\n", answer.stderr)
+
+
 class SdkEngineTest(unittest.TestCase):
     def test_engine_and_since_reach_the_body_as_named(self) -> None:
         with FakeApi() as api:

@@ -1,7 +1,8 @@
 """`webcapture crawl URL` (docs/crawl-and-map.md#crawl-and-map): start a crawl; with --wait, follow it to its
 end with a progress bar, and with --out DIR write one file per page: `<index>-<path>.md` when Markdown is the
 only format, else `<index>-<path>.json` with the page's whole result. The index (the page's result index,
-zero-padded) keeps the names unique and in crawl order; failed pages are listed on stderr, not written.
+zero-padded) keeps the names unique and in crawl order; failed pages, and pages the site answered with an
+HTTP error (a broken link's 404), are listed on stderr, not written.
 With --since JOB_ID (an incremental crawl, docs/crawl-and-map.md#incremental-crawl) only new and changed
 pages are written; the counts of new, changed, same and removed pages, and each removed URL, go to stderr."""
 
@@ -62,10 +63,22 @@ def _unchanged(result: dict[str, Any]) -> str | None:
     return change if result["status"] == "completed" and change in ("same", "removed") else None
 
 
+def _http_error(result: dict[str, Any]) -> int | None:
+    """The status of a completed page the site answered with an HTTP error (4xx, 5xx), else None: its body
+    is the site's error page, not a page of the site."""
+    status = (result.get("data") or {}).get("statusCode")
+    return status if result["status"] == "completed" and isinstance(status, int) and status >= 400 else None
+
+
+def _with_content(result: dict[str, Any]) -> bool:
+    return result["status"] == "completed" and _unchanged(result) is None and _http_error(result) is None
+
+
 def write_pages(out: Path, results: list[dict[str, Any]], formats: list[str]) -> list[Path]:
     """One file per completed page with content; the files written. An incremental crawl's `same` pages
     have no content of their own (theirs is the earlier crawl's, `sameAs`) and its removed pages none at
-    all: neither is written, and each removed page is named on stderr."""
+    all: neither is written, and each removed page is named on stderr. A page answered with an HTTP error
+    is named on stderr with its status, not written."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     markdown_only = formats == ["markdown"]
@@ -75,6 +88,9 @@ def write_pages(out: Path, results: list[dict[str, Any]], formats: list[str]) ->
             print(f"webcapture: removed: {(result.get('data') or {}).get('url')}", file=sys.stderr)
             continue
         if unchanged == "same":
+            continue
+        if (status := _http_error(result)) is not None:
+            print(f"webcapture: {result['data'].get('url')}: HTTP {status}", file=sys.stderr)
             continue
         if result["status"] != "completed":
             error = result.get("error") or {}
@@ -121,8 +137,7 @@ def _crawl(args: argparse.Namespace) -> int:
             raise CliFailure(f"could not write the pages to {args.out}: {error}", 7) from None
         for path in written:
             print(path)
-        with_content = sum(1 for result in results
-                           if result["status"] == "completed" and _unchanged(result) is None)
+        with_content = sum(1 for result in results if _with_content(result))
         if len(set(written)) != with_content:
             raise CliFailure(f"{len(set(written))} files written for {with_content} pages crawled with "
                              f"content", 7)
