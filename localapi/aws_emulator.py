@@ -17,6 +17,7 @@ from localapi.moto_conditions import make_conditions_parse_once
 from localapi.moto_dynamodb_answers import make_item_answers_plain_json
 from localapi.moto_handler_parses import make_handler_parses_once
 from localapi.moto_item_size import make_item_size_summed_once
+from localapi.moto_projections import make_projections_read_only_their_attributes
 from localapi.moto_queries import make_queries_read_their_partition
 from localapi.moto_routing import make_backend_lookup_once_per_host
 from localapi.moto_sqs_clock import make_sqs_message_clock_cheap
@@ -52,6 +53,7 @@ class AwsEmulator:
         make_conditions_parse_once()
         make_handler_parses_once()
         make_item_size_summed_once()
+        make_projections_read_only_their_attributes()
         make_item_answers_plain_json()
         make_sqs_message_clock_cheap()
         make_backend_lookup_once_per_host()
