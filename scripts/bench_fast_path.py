@@ -12,7 +12,10 @@ files; written to docs/benchmarks.md.
   Beside it, two stricter measures: how many pages' Markdown is exactly equal, and a token F1 between the
   two Markdowns.
 - One warm `markdown` request with `engine: http` against the same with `engine: browser` (medians of
-  --runs, alternated, after one untimed request of each).
+  --runs, alternated, after one untimed request of each); then each engine's --runs back to back. Beside
+  them, this machine's pause penalty: the Markdown step of the same page in this process, back to back
+  against after a pause of PAUSE_S (a process that waited runs its next CPU-bound work slower here; an
+  alternated `http` request follows the browser's).
 - A re-crawl of the same pages with `since` the `auto` crawl (nothing changed): its time against the first
   crawl's, and its credits (a `same` page is free).
 - A fresh process's cold start and memory on each path: importing the crawl worker and the endpoints'
@@ -61,6 +64,7 @@ CRAWL_TARGET = 10.0
 MARKDOWN_TARGET = 0.1
 SINCE_TARGET = 20.0
 PARTS = ("cold", "markdown", "crawl", "browser-crawl")
+PAUSE_S = 0.5
 _WORD = re.compile(r"\w+")
 # The sites the crawls can compare on (--site): each Debian documentation package's served folder and its
 # entry in scripts/bench_docs.py, whose navigation the docs-fidelity score sets apart. The docs' figures are
@@ -236,6 +240,24 @@ def _cold(url: str, engine: str, warm_url: str, warm_runs: int) -> tuple[float, 
     return float(imported), float(answered), float(pss), int(processes), float(warm)
 
 
+def pause_penalty(path: Path, url: str, runs: int) -> tuple[float, float]:
+    """Median ms of the page's Markdown step in this process, back to back and after a pause of PAUSE_S."""
+    from webcapture.content.markdown import html_to_markdown
+
+    html = path.read_text(encoding="utf-8")
+    medians = []
+    for pause in (0.0, PAUSE_S):
+        html_to_markdown(html, url)
+        times = []
+        for _ in range(runs):
+            time.sleep(pause)
+            started = time.perf_counter()
+            html_to_markdown(html, url)
+            times.append((time.perf_counter() - started) * 1000)
+        medians.append(statistics.median(times))
+    return medians[0], medians[1]
+
+
 def markdown_request_ms(api: LocalApi | DeployedApi, url: str, engine: str) -> float:
     started = time.perf_counter()
     answer = api.call("POST", "/v1/web/markdown", json={"url": url, "engine": engine})
@@ -386,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         with stack.errors_shown():
             http_ms: list[float] = []
             browser_ms: list[float] = []
+            back_to_back: dict[str, list[float]] = {"browser": [], "http": []}
             if "markdown" in parts:
                 for engine in ("browser", "http"):
                     markdown_request_ms(stack, page, engine)  # untimed: a warm container and browser for each
@@ -395,6 +418,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"markdown: browser {statistics.median(browser_ms):.0f} ms, http "
                       f"{statistics.median(http_ms):.0f} ms "
                       f"({statistics.median(http_ms) / statistics.median(browser_ms):.3f}x)", flush=True)
+                for engine, times in back_to_back.items():
+                    times += [markdown_request_ms(stack, page, engine) for _ in range(args.runs)]
+                print(f"markdown back to back: browser {statistics.median(back_to_back['browser']):.0f} ms, "
+                      f"http {statistics.median(back_to_back['http']):.0f} ms", flush=True)
+                paused = pause_penalty(root / "library" / "functions.html", page, args.runs)
+                print(f"pause penalty, Markdown step in process: {paused[0]:.1f} ms back to back, "
+                      f"{paused[1]:.1f} ms after {PAUSE_S} s", flush=True)
             if "crawl" in parts:
                 auto_s, auto_md, auto_info = timed_crawl(stack, start, args.pages, "auto")
                 print(f"crawl auto: {auto_s:.1f} s {auto_info['engines']}; CPU s (local API, containers) "
@@ -437,6 +467,7 @@ def main(argv: list[str] | None = None) -> int:
                          *compared, "", *comparison]))
         return 0
     http_median, browser_median = statistics.median(http_ms), statistics.median(browser_ms)
+    back_http, back_browser = (statistics.median(back_to_back[engine]) for engine in ("http", "browser"))
     changes = since_info["job"].get("changes") or {}
     first_cost, since_cost = auto_info["job"].get("creditsCost"), since_info["job"].get("creditsCost")
     cb, ch = cold_median["browser"], cold_median["http"]
@@ -451,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
         f"| one warm `markdown` of library/functions.html (`http` vs `browser`), median of {args.runs} | "
         f"{browser_median:.0f} ms | {http_median:.0f} ms | {http_median / browser_median:.3f}x | "
         f"<= {MARKDOWN_TARGET}x |",
+        f"| the same, each engine's {args.runs} requests back to back | {back_browser:.0f} ms | "
+        f"{back_http:.0f} ms | {back_http / back_browser:.3f}x | |",
         f"| re-crawl with `since` the `auto` crawl, nothing changed (vs that first crawl) | | "
         f"{since_s:.2f} s "
         f"vs {auto_s:.1f} s; {since_cost} credits (first: {first_cost}) | {auto_s / since_s:.1f}x faster | "
@@ -464,6 +497,11 @@ def main(argv: list[str] | None = None) -> int:
         f"| the same process, warm: library/functions.html as a crawl's page (its Markdown and links; no "
         f"request path around it), median of {args.runs}, median of the {args.cold_runs} processes | "
         f"{cb[4] * 1000:.0f} ms | {ch[4] * 1000:.0f} ms | {ch[4] / cb[4]:.3f}x | |",
+        "",
+        f"This machine's pause penalty: the Markdown step of library/functions.html in the benchmark's own "
+        f"process took {paused[0]:.1f} ms back to back and {paused[1]:.1f} ms after a pause of {PAUSE_S} s "
+        f"(medians of {args.runs}); an alternated `http` request follows a browser request of several "
+        "hundred milliseconds.",
         "",
         f"The re-crawl's changes: {changes}. CPU while each crawl ran, the local API's own process "
         "(moto's DynamoDB and SQS, the emulated gateway and pollers: one Python process) and the function "
