@@ -518,11 +518,12 @@ def main(argv: list[str] | None = None) -> int:
         markdown_browser_ms=browser_median, markdown_http_ms=http_median, first_page_browser_s=cb[1],
         first_page_http_s=ch[1], pss_browser_mb=cb[2], pss_http_mb=ch[2],
         auto=Crawled(auto_s, len(auto_md), auto_info["cpu"][1], result_kb(list(auto_md.values())),
-                     messages=False),
+                     messages=False, text_kb=result_kb(list(auto_md.values()), as_kept=False)),
         browser=Crawled(browser_s, len(browser_md), browser_info["cpu"][1],
-                        result_kb(list(browser_md.values())), messages=True),
+                        result_kb(list(browser_md.values())), messages=True,
+                        text_kb=result_kb(list(browser_md.values()), as_kept=False)),
         since=Crawled(since_s, sum(changes.values()) or args.pages, since_info["cpu"][1], result_kb([""]),
-                      messages=False),
+                      messages=False, text_kb=result_kb([""], as_kept=False)),
         workers=args.workers))
     print(text, costs, sep="\n\n")
     if args.write_docs:

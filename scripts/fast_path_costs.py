@@ -6,15 +6,17 @@ needs), and the crawl's wall time times its workers per page (what Lambda bills 
 for the whole crawl; an upper bound). The memory billed is the function's MemorySize in template.yaml.
 Beside Lambda, what the same 1,000 cost in API Gateway, DynamoDB and SQS, counted from what the service
 writes for each (docs/cost.md says which writes): a crawl's result is written inline in a transaction,
-so its size in KB counts twice.
+compressed as its item keeps it (webcapture.jobs.result_bodies), so its stored size in KB counts twice.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from localapi.cfn_template import load_template
+from webcapture.jobs.result_bodies import stored_bytes, stored_form
 
 REPO = Path(__file__).resolve().parent.parent
 LAMBDA_GB_S = 0.0000166667  # us-east-1, x86, per GB-second
@@ -38,6 +40,7 @@ class Crawled:
     container_cpu_s: float
     result_kb: float  # mean size of a page's stored result, in DynamoDB's 1 KB write units
     messages: bool  # whether each page runs from its own message
+    text_kb: float = 0.0  # the same as JSON text, before the item compresses it
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,13 @@ def per_thousand(seconds: float, mb: int, *, requests: bool = True) -> float:
     return 1_000 * (seconds * mb / 1024 * LAMBDA_GB_S + (LAMBDA_REQUEST if requests else 0.0))
 
 
-def result_kb(markdown: list[str]) -> float:
-    """The mean write units of the results holding these Markdowns (with ~1 KB of metadata each)."""
-    return sum(-(-(len(text.encode()) + 1024) // 1024) for text in markdown) / max(len(markdown), 1)
+def result_kb(markdown: list[str], *, as_kept: bool = True) -> float:
+    """The mean write units of the results holding these Markdowns, as their items keep them
+    (webcapture.jobs.result_bodies: compressed) or as JSON text, with ~1 KB of metadata each."""
+    texts = [json.dumps({"data": {"markdown": text}}, separators=(",", ":"), ensure_ascii=False)
+             for text in markdown]
+    sizes = [stored_bytes(stored_form(text)) if as_kept else len(text.encode()) for text in texts]
+    return sum(-(-(size + 1024) // 1024) for size in sizes) / max(len(markdown), 1)
 
 
 def cost_block(measured: Measured) -> str:
@@ -94,9 +101,10 @@ def cost_block(measured: Measured) -> str:
         others = 1_000 * ((PAGE_WRITES + 2 * crawled.result_kb) * WRITE_UNIT
                           + (PAGE_MESSAGES * SQS_REQUEST if crawled.messages else 0.0))
         rows.append(_row(label, engine, crawl_mb,
-                         f"{cpu * 1000:.0f} ms CPU, {worker * 1000:.0f} ms of worker time; results "
-                         f"{crawled.result_kb:.0f} KB", per_thousand(worker, crawl_mb, requests=False),
-                         others, per_thousand(cpu, crawl_mb, requests=False)))
+                         f"{cpu * 1000:.0f} ms CPU, {worker * 1000:.0f} ms of worker time; result "
+                         f"{crawled.result_kb:.0f} KB as kept ({crawled.text_kb:.0f} KB as text)",
+                         per_thousand(worker, crawl_mb, requests=False), others,
+                         per_thousand(cpu, crawl_mb, requests=False)))
     return "\n".join([
         "| operation | engine | memory billed | measured | Lambda per 1,000 | API Gateway, DynamoDB, SQS per "
         "1,000 | total per 1,000 |",
@@ -111,8 +119,8 @@ def cost_block(measured: Measured) -> str:
             "work itself needs). Pages crawled by their finder have no invocation or message of their own.",
             "The other services: a request's API Gateway charge and its",
             f"{METERING_WRITES} metering writes; a crawl page's {PAGE_WRITES} write units of claim and done",
-            "mark, its result's size twice (written inline, in a transaction), and its messages where it",
-            "runs from its own.",
+            "mark, its result's size as kept twice (written inline, compressed, in a transaction), and its",
+            "messages where it runs from its own.",
         ]),
     ])
 

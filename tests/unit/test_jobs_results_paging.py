@@ -3,17 +3,29 @@ walked past that page, a page larger than one answer is split, and `next` is nul
 
 from __future__ import annotations
 
+import base64
+import json
+import random
+
 import pytest
 
 from tests.support.jobs_records import caller_of
 from webcapture.auth import api_keys
-from webcapture.jobs import job_store, job_view
+from webcapture.jobs import job_store, job_view, result_bodies
 from webcapture.jobs.job_store import NewJob, Outcome
 
 pytest_plugins = ["tests.support.jobs_moto"]
 
-# Just under the inline limit: four of them fill DynamoDB's 1 MB query page.
-LARGE_TEXT = "x" * 280_000
+
+
+def incompressible(chars: int, seed: int) -> str:
+    """Text zlib shrinks only to about 3/4 (base64 of random bytes): a result kept large in its item."""
+    return base64.b64encode(random.Random(seed).randbytes(chars * 3 // 4 + 3)).decode()[:chars]
+
+
+# Kept compressed just under the inline limit (about 290 KB each): four of them pass DynamoDB's 1 MB
+# query page; each is 380 KB in an answer.
+LARGE_TEXT = incompressible(380_000, 1)
 
 
 def finished_job(total: int, text: str) -> job_store.Job:
@@ -49,8 +61,8 @@ def test_every_large_result_is_reachable_once_at_any_limit(jobs_aws: dict[str, s
 
 def test_a_page_larger_than_one_answer_is_split_with_a_next(jobs_aws: dict[str, str]) -> None:
     job = finished_job(10, LARGE_TEXT)
-    # The answer holds about 1.2 MB: four results, and the fifth would not fit.
-    results, last = job_store.results_page(job.job_id, -1, 100, budget_bytes=1_200_000)
+    # The answer holds about 1.6 MB: four results, and the fifth would not fit.
+    results, last = job_store.results_page(job.job_id, -1, 100, budget_bytes=1_600_000)
     assert [r["index"] for r in results] == [0, 1, 2, 3]
     assert last == 3
     rest, end = job_store.results_page(job.job_id, 3, 100, budget_bytes=100)
@@ -59,7 +71,7 @@ def test_a_page_larger_than_one_answer_is_split_with_a_next(jobs_aws: dict[str, 
 
 
 def test_results_stored_in_s3_are_paged_past_the_first_megabyte(jobs_aws: dict[str, str]) -> None:
-    job = finished_job(6, "y" * 400_000)  # over the inline limit: the bodies are in S3, the items small
+    job = finished_job(6, incompressible(450_000, 2))  # over the inline limit even compressed: in S3
     assert walk(job, 100) == [list(range(6))]
 
 
@@ -69,3 +81,10 @@ def test_the_last_page_says_null_and_a_running_job_continues_later(jobs_aws: dic
     assert len(results) == 5 and last is None
     results, last = job_store.results_page(job.job_id, -1, 4)
     assert [r["index"] for r in results] == [0, 1, 2, 3] and last == 3
+
+
+def test_the_large_results_are_kept_as_large_as_these_tests_mean() -> None:
+    stored = result_bodies.stored_form(json.dumps({"data": {"markdown": LARGE_TEXT, "i": 0}}, separators=(",", ":")))
+    assert 250_000 < result_bodies.stored_bytes(stored) <= job_store.INLINE_RESULT_BYTES
+    too_large = json.dumps({"data": {"markdown": incompressible(450_000, 2)}}, separators=(",", ":"))
+    assert result_bodies.stored_bytes(result_bodies.stored_form(too_large)) > job_store.INLINE_RESULT_BYTES

@@ -30,6 +30,7 @@ from webcapture.dynamo_values import from_dynamo
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import UsageExceeded
 from webcapture.jobs.batch_request import ACCEPTED
+from webcapture.jobs.result_bodies import inline_text, stored_bytes, stored_form
 from webcapture.metering import key_charge, key_refund_write, transact_with_key_refund
 from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
@@ -41,7 +42,8 @@ FINAL = ("completed", "failed")
 STOPPING = ("cancelling", "cancelled")
 # Every write that counts an item on the job holds this condition: an ended job's numbers are final.
 NOT_ENDED = "attribute_exists(pk) AND attribute_not_exists(finishedAt)"
-# A result larger than this goes to S3 (a DynamoDB item holds at most 400 KB); the item keeps its key.
+# A result whose stored form (jobs.result_bodies) is larger than this goes to S3 (a DynamoDB item holds at
+# most 400 KB); the item keeps its key.
 INLINE_RESULT_BYTES = 300_000
 RESULTS_PREFIX = "jobs/"
 # An incremental crawl's counters on its job item, by the names `changes` answers with.
@@ -454,15 +456,16 @@ class Outcome:
 
 
 def _result_body(job_id: str, index: int, outcome: Outcome) -> dict[str, Any]:
-    """The result's stored form: its JSON text inline, or in S3 when too large for an item."""
+    """The result's stored form: its JSON inline (jobs.result_bodies), or in S3 when too large for an item."""
     # well_formed: a page's text may hold a lone surrogate, which no UTF-8 store can take.
     text = well_formed(json.dumps(
         {"data": outcome.data} if outcome.data is not None else {"error": outcome.error},
         separators=(",", ":"),
         ensure_ascii=False,
     ))
-    if len(text.encode()) <= INLINE_RESULT_BYTES:
-        return {"body": text}
+    stored = stored_form(text)
+    if stored_bytes(stored) <= INLINE_RESULT_BYTES:
+        return stored
     key = f"{RESULTS_PREFIX}{job_id}/{index:05d}.json"
     s3_client().put_object(
         Bucket=get_settings().files_bucket, Key=key, Body=text.encode(), ContentType="application/json"
@@ -575,7 +578,7 @@ def _transaction_groups(records: list[_Unclaimed]) -> list[list[_Unclaimed]]:
     groups: list[list[_Unclaimed]] = []
     size = 0
     for entry in records:
-        entry_size = len(entry[2].get("body", "")) + 1_000
+        entry_size = stored_bytes(entry[2]) + 1_000
         if not groups or len(groups[-1]) >= MAX_UNCLAIMED or size + entry_size > UNCLAIMED_BYTES:
             groups.append([])
             size = 0
@@ -613,11 +616,10 @@ def settle(job_id: str) -> Job | None:
 
 
 def _load_body(item: dict[str, Any]) -> dict[str, Any]:
-    if "bodyKey" in item:
+    text = inline_text(item)
+    if text is None:
         obj = s3_client().get_object(Bucket=get_settings().files_bucket, Key=item["bodyKey"])
         text = obj["Body"].read().decode()
-    else:
-        text = item["body"]
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
