@@ -116,6 +116,21 @@ def test_checks_are_charged_compared_stored_and_told(checks_aws: dict[str, str])
     assert sum(c["creditsCost"] for c in checks) == 10 - (remaining(record) or 0)
 
 
+def test_a_long_pages_checks_are_kept_compressed_and_compared(checks_aws: dict[str, str]) -> None:
+    _, record = api_keys.create_key("ada", "k", remaining=10)
+    monitor = _monitor(record, None)
+    page = Page()
+    page.text = "\n\n".join(f"Paragraph {n} of the pricing page: the plan, its terms." for n in range(300))
+    _deliver(page, _scheduled(monitor, "m-1"))
+    _deliver(page, _scheduled(monitor, "m-2"))
+    checks, _ = check_store.checks_page(record.user_id, monitor.monitor_id, 4, None)
+    assert [c["changeStatus"] for c in checks] == ["same", "new"]
+    assert [c["data"]["markdown"] for c in checks] == [page.text, page.text]
+    kept = [item for item in check_store._table().scan()["Items"] if "dataZ" in item or "dataJson" in item]
+    assert len(kept) == 2 and all("dataJson" not in item for item in kept)
+    assert all(len(item["dataZ"].value) < len(page.text) / 5 for item in kept)
+
+
 def test_checks_page_newest_first_and_lose_none_to_new_checks(checks_aws: dict[str, str]) -> None:
     _, record = api_keys.create_key("ada", "k", remaining=None)
     monitor = _monitor(record, None)

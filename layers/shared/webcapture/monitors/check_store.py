@@ -26,6 +26,7 @@ from webcapture.aws import dynamodb_table, s3_client
 from webcapture.envelopes import utc_timestamp
 from webcapture.errors import RequestValidationError
 from webcapture.jobs import job_store
+from webcapture.jobs.result_bodies import packed, unpacked
 from webcapture.metering import key_refund_write, transact_with_key_refund
 from webcapture.response_limits import response_budget, text_response_size
 from webcapture.settings import get_settings
@@ -88,7 +89,11 @@ def _data_fields(key: CheckKey, data: dict[str, Any] | None) -> dict[str, Any]:
     if data is None:
         return {}
     text = well_formed(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
-    if len(text.encode()) <= INLINE_DATA_BYTES:
+    squeezed = packed(text)  # kept compressed as a job's result is (jobs.result_bodies)
+    if squeezed is not None:
+        if len(squeezed) <= INLINE_DATA_BYTES:
+            return {"dataZ": squeezed}
+    elif len(text.encode()) <= INLINE_DATA_BYTES:
         return {"dataJson": text}
     object_key = f"{DATA_PREFIX}{key.check_id}.json"
     s3_client().put_object(Bucket=get_settings().files_bucket, Key=object_key, Body=text.encode(),
@@ -154,6 +159,8 @@ def _data(item: dict[str, Any]) -> dict[str, Any] | None:
         body = s3_client().get_object(Bucket=get_settings().files_bucket, Key=str(item["dataKey"]))["Body"]
         loaded: dict[str, Any] = json.loads(body.read().decode())
         return loaded
+    if "dataZ" in item:
+        return dict(json.loads(unpacked(item["dataZ"])))
     return json.loads(str(item["dataJson"])) if "dataJson" in item else None
 
 
