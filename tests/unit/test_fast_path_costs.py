@@ -18,9 +18,11 @@ def test_the_memory_billed_is_the_templates() -> None:
     assert memory_mb("CrawlFunction") == 2048
 
 
-def test_a_result_counts_its_kilobytes_with_its_metadata() -> None:
-    assert result_kb([""]) == 1
-    assert result_kb(["x" * 1024, "x" * 3000]) == (2 + 4) / 2
+def test_a_result_counts_its_kilobytes_as_kept_with_its_metadata() -> None:
+    # {"data":{"markdown":...}} and ~1 KB of metadata: an empty result passes one unit.
+    assert result_kb([""]) == 2
+    assert result_kb(["x" * 1024, "x" * 3000], as_kept=False) == (3 + 4) / 2
+    assert result_kb(["x" * 1024, "x" * 3000]) == 2  # kept compressed: a few dozen bytes each
 
 
 def test_the_block_prices_each_row_from_its_measures() -> None:
