@@ -1,8 +1,10 @@
 """What the jobs unit tests read and run on moto: a key record's caller and credits left, a queue's messages,
-an SQS event of them, and a runner that records the items it ran."""
+an SQS event of them, a runner that records the items it ran, and text a result keeps large."""
 
 from __future__ import annotations
 
+import base64
+import random
 import threading
 from typing import Any
 
@@ -59,3 +61,9 @@ def event_of(messages: list[dict[str, Any]], queue: str = "webcapture-local-Link
                          "attributes": m.get("Attributes", {"ApproximateReceiveCount": "1"}),
                          "eventSource": "aws:sqs",
                          "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{queue}"} for m in messages]}
+
+
+def incompressible(chars: int, seed: int) -> str:
+    """Text zlib shrinks only to about 3/4 (base64 of random bytes): a result that stays large in its item
+    (webcapture.jobs.result_bodies)."""
+    return base64.b64encode(random.Random(seed).randbytes(chars * 3 // 4 + 3)).decode()[:chars]

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.jobs_records import caller_of
-from tests.unit.test_jobs_results_paging import incompressible
+from tests.support.jobs_records import caller_of, incompressible
 from webcapture.auth import api_keys
 from webcapture.content.markdown import html_to_markdown
 from webcapture.jobs import job_store, result_bodies

@@ -3,25 +3,16 @@ walked past that page, a page larger than one answer is split, and `next` is nul
 
 from __future__ import annotations
 
-import base64
 import json
-import random
 
 import pytest
 
-from tests.support.jobs_records import caller_of
+from tests.support.jobs_records import caller_of, incompressible
 from webcapture.auth import api_keys
 from webcapture.jobs import job_store, job_view, result_bodies
 from webcapture.jobs.job_store import NewJob, Outcome
 
 pytest_plugins = ["tests.support.jobs_moto"]
-
-
-
-def incompressible(chars: int, seed: int) -> str:
-    """Text zlib shrinks only to about 3/4 (base64 of random bytes): a result kept large in its item."""
-    return base64.b64encode(random.Random(seed).randbytes(chars * 3 // 4 + 3)).decode()[:chars]
-
 
 # Kept compressed just under the inline limit (about 290 KB each): four of them pass DynamoDB's 1 MB
 # query page; each is 380 KB in an answer.
